@@ -1,0 +1,193 @@
+"""The Workload: the one public contract of gpu-advisor.
+
+Every field's description doubles as the CLI's question and the MCP tool's schema text, so write them
+for a person who is being asked. Everything optional has a default that the advisor fills and reports
+back as an assumption (see ``gpu_advisor.defaults``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from enum import Enum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class Task(str, Enum):
+    semantic_segmentation = "semantic_segmentation"
+    instance_segmentation = "instance_segmentation"
+    panoptic_segmentation = "panoptic_segmentation"
+    object_detection = "object_detection"
+    image_classification = "image_classification"
+    llm_finetune = "llm_finetune"
+    llm_pretrain = "llm_pretrain"
+    nlp_finetune = "nlp_finetune"
+    inference = "inference"
+    preprocessing = "preprocessing"
+
+
+class Stage(str, Enum):
+    prototype = "prototype"
+    finetune = "finetune"
+    pretrain = "pretrain"
+    serve = "serve"
+
+
+class Precision(str, Enum):
+    fp32 = "fp32"
+    fp16_amp = "fp16_amp"
+    bf16_amp = "bf16_amp"
+    bf16 = "bf16"
+    fp8 = "fp8"
+
+
+class Optimizer(str, Enum):
+    sgd = "sgd"
+    sgd_momentum = "sgd_momentum"
+    adam = "adam"
+    adamw = "adamw"
+    adamw_8bit = "adamw_8bit"
+    adafactor = "adafactor"
+    lion = "lion"
+
+
+class FinetuneMethod(str, Enum):
+    full = "full"
+    lora = "lora"
+    qlora = "qlora"
+
+
+class Quantization(str, Enum):
+    none = "none"
+    int8 = "int8"
+    int4 = "int4"
+    nf4 = "nf4"
+
+
+class Distributed(str, Enum):
+    none = "none"
+    ddp = "ddp"
+    fsdp = "fsdp"
+    zero1 = "zero1"
+    zero2 = "zero2"
+    zero3 = "zero3"
+
+
+class Augmentation(str, Enum):
+    light = "light"
+    heavy = "heavy"
+
+
+class Lang(str, Enum):
+    zh = "zh"
+    en = "en"
+
+
+REGION_PATTERN = re.compile(r"^(mainland|international|[a-z]{2}-[a-z]+(-[0-9a-z]+)?)$")
+PYTORCH_VERSION_PATTERN = re.compile(r"^[12]\.[0-9]{1,2}$")
+
+# Upper bounds are physical sanity limits, not product limits: large enough for any real job, small enough
+# that arithmetic on them stays finite and meaningful.
+MAX_SIDE_PX = 16384
+MAX_SEQ_LEN = 1_048_576
+MAX_GPUS = 4096
+
+
+def _finite(value: float | None, name: str) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number")
+    return value
+
+
+class Workload(BaseModel):
+    """A training, fine-tuning, inference or preprocessing job to size on Alibaba Cloud."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, use_enum_values=False,
+                              validate_default=False, frozen=True)
+
+    task: Task = Field(description="What the job does: semantic_segmentation, instance_segmentation, "
+                       "panoptic_segmentation, object_detection, image_classification, llm_finetune, "
+                       "llm_pretrain, nlp_finetune, inference (serving a trained model) or preprocessing "
+                       "(CPU-only data preparation).")
+    stage: Stage | None = Field(None, description="Project stage: prototype (quick trials, small data), "
+                                "finetune (train from pretrained weights), pretrain (from scratch, large data) "
+                                "or serve (online inference). Default: derived from task.")
+    model: Annotated[str, Field(min_length=1, max_length=120)] | None = Field(
+        None, description="Model or method as you would write it, e.g. 'DeepLabV3+', 'SegFormer-B5', "
+        "'Mask R-CNN', 'Llama 3.1 8B', 'BERT-base'. Default: a typical model for the task.")
+    backbone: Annotated[str, Field(min_length=1, max_length=120)] | None = Field(
+        None, description="Backbone, e.g. 'R-50-D8', 'Swin-L', 'MiT-B5', 'ResNet-101'. Default: the model's usual one.")
+    params_billion: Annotated[float, Field(gt=0, le=2000)] | None = Field(
+        None, description="Parameter count in billions, for a model the knowledge base does not know "
+        "(e.g. 7 for a 7B LLM, 0.044 for a 44M CNN).")
+    input_size: tuple[Annotated[int, Field(ge=16, le=MAX_SIDE_PX)], Annotated[int, Field(ge=16, le=MAX_SIDE_PX)]] | None = Field(
+        None, description="Training crop / input image size [height, width] in pixels, e.g. [1024, 1024]. "
+        "Default: the model's usual crop.")
+    seq_len: Annotated[int, Field(ge=1, le=MAX_SEQ_LEN)] | None = Field(
+        None, description="Sequence length in tokens for language models (prompt + output for inference). Default: 2048 for LLMs, 512 for BERT-class.")
+    batch_size_per_gpu: Annotated[int, Field(ge=1, le=4096)] | None = Field(
+        None, description="Micro-batch per GPU (images or sequences; concurrent requests for inference). Default: the model's usual one.")
+    num_gpus: Annotated[int, Field(ge=1, le=MAX_GPUS)] | None = Field(
+        None, description="Number of GPUs you want to use in total (data parallel). Default: the fewest that fit.")
+    precision: Precision | None = Field(None, description="Numeric precision: fp32, fp16_amp, bf16_amp, bf16 (pure) or fp8. Default: fp32 for CNN training, bf16 for LLMs.")
+    optimizer: Optimizer | None = Field(None, description="Optimizer: sgd, sgd_momentum, adam, adamw, adamw_8bit, adafactor or lion. Default: sgd_momentum for CNNs, adamw for transformers.")
+    gradient_checkpointing: bool | None = Field(None, description="Activation (gradient) checkpointing on? Default: off for CV, on for LLM fine-tuning.")
+    finetune_method: FinetuneMethod | None = Field(None, description="full, lora or qlora (LLM / NLP fine-tuning). Default: full.")
+    lora_rank: Annotated[int, Field(ge=1, le=4096)] | None = Field(None, description="LoRA rank r. Default: 16.")
+    quantization: Quantization | None = Field(None, description="Weight quantization: none, int8, int4 or nf4 (QLoRA). Default: none (nf4 with qlora).")
+    distributed: Distributed | None = Field(None, description="Distributed strategy: none, ddp, fsdp, zero1, zero2 or zero3. Default: ddp when num_gpus > 1.")
+    pytorch_version: Annotated[str, Field(max_length=8)] | None = Field(None, description="PyTorch major.minor, e.g. '1.8' or '2.4'. Memory differs between 1.x and 2.x. Default: 2.4.")
+    num_classes: Annotated[int, Field(ge=1, le=100_000)] | None = Field(None, description="Number of classes (segmentation / detection / classification). Default: the dataset's usual one (19 Cityscapes, 150 ADE20K, 80 COCO, 1000 ImageNet).")
+    num_samples: Annotated[int, Field(ge=1, le=10_000_000_000)] | None = Field(None, description="Training samples (images, or sequences for LLMs). Default: unknown (no time estimate).")
+    dataset_size_gb: Annotated[float, Field(gt=0, le=10_000_000)] | None = Field(None, description="Dataset size on disk in GB. Default: derived from num_samples when known.")
+    epochs: Annotated[float, Field(gt=0, le=100_000)] | None = Field(None, description="Passes over the data. Default: depends on the task.")
+    data_loader_workers: Annotated[int, Field(ge=0, le=256)] | None = Field(None, description="DataLoader worker processes per GPU. Default: 4 (8 with heavy augmentation).")
+    augmentation: Augmentation | None = Field(None, description="Data augmentation cost: light (flip, crop) or heavy (photometric, mosaic, multi-scale). Default: light.")
+    region: Annotated[str, Field(max_length=32)] | None = Field(None, description="Where to run: 'mainland' (Chinese mainland), 'international', or a region id like 'cn-hangzhou', 'ap-southeast-1'. Default: cn-hangzhou.")
+    budget_per_hour: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(None, description="Highest acceptable pay-as-you-go price per hour, in CNY. Default: no cap.")
+    budget_total: Annotated[float, Field(gt=0, le=1_000_000_000)] | None = Field(None, description="Highest acceptable total cost of the job, in CNY. Default: no cap.")
+    deadline_hours: Annotated[float, Field(gt=0, le=100_000)] | None = Field(None, description="Wall-clock hours by which the job must finish. Default: none.")
+    interruptible: bool | None = Field(None, description="Can the job checkpoint and restart after an interruption (needed for spot instances)? Default: no.")
+    expected_months_of_use: Annotated[float, Field(gt=0, le=120)] | None = Field(None, description="How many months you expect to keep using this capacity (for savings plans / subscription). Default: under 1.")
+    lang: Lang = Field(Lang.zh, description="Answer language: zh (Chinese) or en (English).")
+
+    @field_validator("region")
+    @classmethod
+    def _region_form(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        value = value.lower()
+        if not REGION_PATTERN.match(value):
+            raise ValueError("region must be 'mainland', 'international' or a region id such as 'cn-hangzhou'")
+        return value
+
+    @field_validator("pytorch_version")
+    @classmethod
+    def _torch_form(cls, value: str | None) -> str | None:
+        if value is not None and not PYTORCH_VERSION_PATTERN.match(value):
+            raise ValueError("pytorch_version must look like '1.8' or '2.4'")
+        return value
+
+    @field_validator("params_billion", "dataset_size_gb", "epochs", "budget_per_hour", "budget_total",
+                     "deadline_hours", "expected_months_of_use")
+    @classmethod
+    def _no_nan(cls, value: float | None, info: Any) -> float | None:
+        return _finite(value, info.field_name)
+
+    @field_validator("model", "backbone")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        if value is not None and any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+            raise ValueError("must not contain control characters")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Workload":
+        if self.lora_rank is not None and self.finetune_method == FinetuneMethod.full:
+            raise ValueError("lora_rank is set but finetune_method is 'full'; use lora or qlora, or drop lora_rank")
+        return self
+
+
+WORKLOAD_FIELDS: tuple[str, ...] = tuple(Workload.model_fields)
