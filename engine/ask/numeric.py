@@ -1,0 +1,271 @@
+"""Extractors for quantities with units: GPU counts, money, deadlines, sizes, counts.
+
+Each extractor is a (pattern, handler) pair in EXTRACTORS, run in that order; order is part of the
+design (money before plain numbers, GPU counts before image counts, "4k tokens" before "4K" resolution).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from gpu_advisor.ask.lexicon import MULT, NUM, load_lexicon, to_number
+from gpu_advisor.ask.parsed import Scanner
+
+N = rf"(?<![\w.])(?P<num>{NUM})"            # a number that does not continue a word ("a100" is not 100)
+NM = rf"{N}\s*(?P<mult>{MULT})?"
+EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "three": 3, "four": 4,
+              "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "sixteen": 16}
+EN_N = r"(?P<word>a|an|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|sixteen)"
+CUR = r"(?P<cur>元|块钱|块|rmb|cny|yuan|人民币|usd|美元|美金|dollars?)"
+CUR1 = r"(?P<cur1>¥|\$|￥)?"
+USD_TO_CNY = 7.2
+HOURS = {"小时": 1, "个小时": 1, "h": 1, "hr": 1, "hrs": 1, "hour": 1, "hours": 1, "天": 24, "日": 24,
+         "day": 24, "days": 24, "周": 168, "个星期": 168, "星期": 168, "week": 168, "weeks": 168,
+         "个月": 720, "month": 720, "months": 720}
+TIME_UNIT = r"(?P<unit>个小时|小时|天|日|周|个星期|星期|个月|hours?|hrs?|h|days?|weeks?|months?)"
+COUNT_NOUNS = r"(?:张|条|个|样本|图|images?|samples?|pictures?|photos?|steps?|iters?|tokens?|context|上下文)"
+
+
+def _num(m: re.Match[str]) -> float | None:
+    groups = m.groupdict()
+    if groups.get("word"):
+        return float(EN_NUMBERS[groups["word"].lower()])
+    if groups.get("num") is None:
+        return None
+    return to_number(groups["num"], groups.get("mult"))
+
+
+def _int(m: re.Match[str]) -> int | None:
+    value = _num(m)
+    return None if value is None else int(round(value))
+
+
+def _gpus_pattern() -> str:
+    return load_lexicon().gpus.pattern
+
+
+# --- handlers ------------------------------------------------------------------------------------------
+
+def gpu_count_named(s: Scanner, m: re.Match[str]) -> None:
+    gpu = m.group("gpu").upper().replace(" ", "")
+    s.set("num_gpus", _int(m), m)
+    s.hint("gpu_preference", m, f"You mentioned {gpu}: taken as a preference, the advisor still checks that it fits.",
+           f"您提到了 {gpu}：作为偏好记录，顾问仍会核对它是否放得下。", claim=False)
+
+
+def gpu_named(s: Scanner, m: re.Match[str]) -> None:
+    gpu = m.group("gpu").upper().replace(" ", "")
+    s.hint("gpu_preference", m, f"You mentioned {gpu}: taken as a preference, not a requirement.",
+           f"您提到了 {gpu}：作为偏好记录，而非硬性要求。")
+
+
+def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
+    def handler(s: Scanner, m: re.Match[str]) -> None:
+        what_en, what_zh = ("GPU memory", "显存") if kind == "gpu_memory" else ("host RAM", "内存")
+        s.hint(kind, m, f"'{m.group(0).strip()}' read as {what_en}: the advisor sizes it itself and will compare.",
+               f"“{m.group(0).strip()}”理解为{what_zh}：顾问会自行估算并与之比较。")
+    return handler
+
+
+def money(field: str) -> Callable[[Scanner, re.Match[str]], None]:
+    def handler(s: Scanner, m: re.Match[str]) -> None:
+        value = _num(m)
+        cur = (m.groupdict().get("cur") or "") + (m.groupdict().get("cur1") or "")
+        if value is None or value <= 0:
+            return
+        if re.search(r"usd|美元|美金|dollar|\$", cur, re.IGNORECASE):
+            s.hint("currency", m, f"Converted USD to CNY at {USD_TO_CNY} CNY/USD.",
+                   f"美元已按 {USD_TO_CNY} 元/美元 换算为人民币。", claim=False)
+            value *= USD_TO_CNY
+        s.set(field, round(value, 2), m)
+    return handler
+
+
+def deadline(s: Scanner, m: re.Match[str]) -> None:
+    value = _num(m)
+    if value:
+        s.set("deadline_hours", value * HOURS[m.group("unit").lower()], m)
+
+
+def training_tokens(s: Scanner, m: re.Match[str]) -> None:
+    s.hint("training_tokens", m, "Training-token count noted; give sequences (num_samples) for a time estimate.",
+           "已记录训练 token 总量；如需时间估算，请给出样本（序列）数。")
+
+
+def seq_len(s: Scanner, m: re.Match[str]) -> None:
+    value = _num(m)
+    if value:
+        s.set("seq_len", int(value * (1024 if m.groupdict().get("k") else 1)), m)
+
+
+def resolution_pair(s: Scanner, m: re.Match[str]) -> None:
+    s.set("input_size", [int(m.group("a")), int(m.group("b"))], m)
+
+
+RES_NAMES = {"2": [1440, 2560], "4": [2160, 3840], "8": [4320, 7680],
+             "720": [720, 1280], "1080": [1080, 1920], "1440": [1440, 2560], "2160": [2160, 3840]}
+
+
+def resolution_named(s: Scanner, m: re.Match[str]) -> None:
+    """"4K images" is a resolution, "4k images" a count: lower-case k before a count noun is left alone."""
+    after = s.text[m.end():m.end() + 12]
+    if m.groupdict().get("k") == "k" and re.match(rf"\s*{COUNT_NOUNS}", after, re.IGNORECASE):
+        return
+    s.set("input_size", RES_NAMES[m.group("res")], m)
+
+
+def resolution_square(s: Scanner, m: re.Match[str]) -> None:
+    side = _int(m)
+    if side:
+        s.set("input_size", [side, side], m)
+
+
+def params(s: Scanner, m: re.Match[str]) -> None:
+    value = _num(m)
+    unit = (m.groupdict().get("unit") or "b").lower()
+    if value:
+        billions = value if unit in ("b", "billion", "bn") else value / 1e9
+        s.set("params_billion", round(billions, 4), m)
+
+
+def dataset_size(s: Scanner, m: re.Match[str]) -> None:
+    value = float(m.group("num"))
+    factor = {"t": 1000, "tb": 1000, "pb": 1e6, "p": 1e6, "g": 1, "gb": 1, "m": 1e-3, "mb": 1e-3}
+    s.set("dataset_size_gb", round(value * factor[m.group("unit").lower()], 3), m)
+
+
+def int_field(field: str, mult: int = 1) -> Callable[[Scanner, re.Match[str]], None]:
+    def handler(s: Scanner, m: re.Match[str]) -> None:
+        value = _int(m)
+        if value is not None:
+            s.set(field, value * mult, m)
+    return handler
+
+
+def float_field(field: str) -> Callable[[Scanner, re.Match[str]], None]:
+    def handler(s: Scanner, m: re.Match[str]) -> None:
+        value = _num(m)
+        if value is not None:
+            s.set(field, value, m)
+    return handler
+
+
+def gpus_nodes(s: Scanner, m: re.Match[str]) -> None:
+    nodes, per = to_number(m.group("nodes")), to_number(m.group("num"))
+    if nodes and per:
+        s.set("num_gpus", int(nodes * per), m)
+
+
+def global_batch(s: Scanner, m: re.Match[str]) -> None:
+    s.fields["_global_batch"] = _int(m)
+    s.hint("global_batch", m, "Global batch noted; it is divided by the number of GPUs.",
+           "已记录全局 batch；会按 GPU 数换算为每卡 batch。")
+
+
+def pytorch(s: Scanner, m: re.Match[str]) -> None:
+    s.set("pytorch_version", m.group("ver"), m)
+
+
+def months_named(value: float) -> Callable[[Scanner, re.Match[str]], None]:
+    def handler(s: Scanner, m: re.Match[str]) -> None:
+        s.set("expected_months_of_use", value, m)
+    return handler
+
+
+def region_id(s: Scanner, m: re.Match[str]) -> None:
+    s.set("region", m.group(0).lower(), m)
+
+
+def _params_cn(s: Scanner, m: re.Match[str]) -> None:
+    value = to_number(m.group("num"))
+    scale = {"亿": 1e8, "万": 1e4, "百万": 1e6, "千万": 1e7, "billion": 1e9, "bn": 1e9, "b": 1e9,
+             "million": 1e6, "m": 1e6}[m.group("unit").lower()]
+    if value:
+        s.set("params_billion", round(value * scale / 1e9, 4), m)
+
+
+def _gpus_word(s: Scanner, m: re.Match[str]) -> None:
+    s.set("num_gpus", 1 if m.group("word") == "单" else 2, m)
+
+
+def _workers(s: Scanner, m: re.Match[str]) -> None:
+    s.set("data_loader_workers", int(m.group("num") or m.group("num2")), m)
+
+
+EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], None]]] = [
+    (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
+    (lambda: rf"(?P<nodes>{NUM})\s*(?:台|机|nodes?|machines?)\s*(?:x|\*|,)?\s*(?:每台)?\s*(?P<num>{NUM})\s*(?:张|块)?\s*(?:卡|gpus?)", gpus_nodes),
+    # GPU counts with a model: "两张A10", "8x A100", "8卡A100", "A100 x 8", "two A10s"
+    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b", gpu_count_named),
+    (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d+)\b", gpu_count_named),
+    # GPU memory and host RAM are notes, not fields
+    (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?\d+\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
+    (lambda: rf"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d+\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: rf"{_gpus_pattern()}\s*-?\s*\d+\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d+\s*(?:gb|g|tb)\b|\d+\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
+    (lambda: _gpus_pattern() + r"s?\b", gpu_named),
+    # money: per hour first, then totals
+    (lambda: rf"(?:每小时|每个小时|一小时|每时)\s*(?:的)?\s*(?:费用|花费|成本|预算|价格)?\s*(?:不超过|不高于|低于|小于|最多|以内|在|控制在)?\s*{CUR1}\s*{NM}\s*{CUR}?", money("budget_per_hour")),
+    (lambda: rf"{CUR1}\s*{NM}\s*{CUR}?\s*(?:/|每|per|an|a)\s*(?:个)?(?:小时|hours?|hr|h)(?![a-z])", money("budget_per_hour")),
+    (lambda: rf"(?:总预算|预算|budget|总费用|总成本|总花费|花费|费用|cost)\s*(?:是|为|:|of|大概|约|在|控制在|不超过|最多|within|under|up to|<=?)?\s*(?:约|大概)?\s*{CUR1}\s*{NM}\s*{CUR}?", money("budget_total")),
+    (lambda: rf"{CUR1}\s*{NM}\s*{CUR}(?!\s*(?:/|每|per))", money("budget_total")),
+    (lambda: rf"(?P<cur1>¥|\$|￥)\s*{NM}", money("budget_total")),
+    # deadline: "3天内", "48小时内", "within 48 hours", "一周之内", "deadline 2 days"
+    (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:之内|以内|内|完成|跑完|训完|训练完)", deadline),
+    (lambda: rf"(?:within|in|under|by|less than|deadline(?: of)?:?|期限)\s*(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])", deadline),
+    # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
+    (lambda: rf"{N}\s*(?P<mult>万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*tokens?", training_tokens),
+    (lambda: r"(?:seq(?:uence)?[\s_-]*len(?:gth)?|序列长度|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d+)\s*(?P<k>k)?", seq_len),
+    (lambda: r"(?<![\w.])(?P<num>\d+)\s*(?P<k>k)?\s*(?:tokens?|的上下文|上下文|context)", seq_len),
+    # resolution
+    (lambda: r"(?<![\w.])(?P<a>\d{2,5})\s*(?:x|\*|by|乘)\s*(?P<b>\d{2,5})(?![\w.])", resolution_pair),
+    (lambda: r"(?<![\w.])(?P<res>[248])\s*(?P<k>k)\b(?!\s*(?:张|条|个|样本|steps?|iters?|tokens?|context|上下文|元|块))", resolution_named),
+    (lambda: r"(?<![\w.])(?P<res>720|1080|1440|2160)\s*p\b", resolution_named),
+    (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),
+    (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?)(?![a-z])", resolution_square),
+    # parameters: "70亿参数", "350M parameters", "7B"
+    (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),
+    (lambda: rf"{N}\s*(?P<unit>b|billion)\b(?!\s*tokens?)", params),
+    # dataset size on disk
+    (lambda: r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|g|mb|pb)\b", dataset_size),
+    # batch (before image counts: "每张卡 2 张图")
+    (lambda: r"(?:global|total|总)\s*(?:batch[\s_-]*size|batch|bs|批大小)\s*(?:为|是|=|:|of)?\s*(?P<num>\d+)", global_batch),
+    (lambda: r"(?:batch[\s_-]*size|batch|\bbs|批大小|批量大小|批次大小|批量|批次)\s*(?:per gpu|每卡|每张卡)?\s*(?:为|是|设为|设置为|=|:|of)?\s*(?P<num>\d+)", int_field("batch_size_per_gpu")),
+    (lambda: r"(?:并发|concurrency|concurrent requests|并发数|同时请求)\s*(?:为|是|=|:|of)?\s*(?P<num>\d+)", int_field("batch_size_per_gpu")),
+    (lambda: rf"{N}\s*(?:路|个)?\s*(?:并发|concurrent (?:requests|users))", int_field("batch_size_per_gpu")),
+    (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
+    # GPUs without a model name
+    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个)?\s*(?:gpu卡|显卡|gpus?|卡|cards?)(?![a-z])(?!\s*(?:显存|内存))", int_field("num_gpus")),
+    (lambda: r"(?P<word>单|双)\s*(?:卡|gpu)", _gpus_word),
+    # counts of images / samples
+    (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
+    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents)\b", int_field("num_samples")),
+    (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
+    # epochs, classes, LoRA rank, workers, PyTorch, months
+    (lambda: rf"{N}\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍)", float_field("epochs")),
+    (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d+(?:\.\d+)?)", float_field("epochs")),
+    (lambda: rf"{N}\s*(?:个)?\s*(?:类别|类|classes|categories)", int_field("num_classes")),
+    (lambda: r"(?:类别数|num[_\s]classes)\s*(?:为|是|=|:)?\s*(?P<num>\d+)", int_field("num_classes")),
+    (lambda: r"(?:lora\s*)?(?:rank|秩|\br)\s*(?:=|:|为|是)?\s*(?P<num>\d+)\b", int_field("lora_rank")),
+    (lambda: r"(?:num[\s_-]*workers|workers|worker数)\s*(?:=|:|为|是)?\s*(?P<num>\d+)|(?P<num2>\d+)\s*个?\s*(?:workers|worker)", _workers),
+    (lambda: r"(?:pytorch|torch)\s*(?:版本)?\s*v?(?P<ver>[12]\.\d{1,2})", pytorch),
+    (lambda: rf"{N}\s*(?:个)?\s*(?:月|months?)", float_field("expected_months_of_use")),
+    (lambda: r"半年|half a year|six months", months_named(6)),
+    (lambda: r"(?<![\d])(?:一|1)\s*年|\ba year\b|one year", months_named(12)),
+]
+
+
+_COMPILED: list[tuple[re.Pattern[str], Callable[[Scanner, re.Match[str]], None]]] = []
+
+
+def run_numeric(s: Scanner) -> None:
+    """Run every extractor in order over the scanner's text."""
+    from gpu_advisor.ask.lexicon import FLAGS
+
+    if not _COMPILED:
+        _COMPILED.extend((re.compile(build(), FLAGS), handler) for build, handler in EXTRACTORS)
+    for regex, handler in _COMPILED:
+        for m in list(s.matches(regex)):
+            if s._free(m.start(), m.end()):
+                handler(s, m)

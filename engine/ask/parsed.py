@@ -1,0 +1,108 @@
+"""What the parser understood from a question: ParsedQuestion, and the Scanner that builds it.
+
+The Scanner walks the normalised question with one pattern at a time; a match claims its span so that a
+later, looser pattern cannot read the same characters again ("8x A100" is a GPU count, not a resolution).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Iterator, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gpu_advisor.i18n import Text
+from gpu_advisor.ask.lexicon import FLAGS
+
+
+class Understood(NamedTuple):
+    """One field read from the question: the field, the value, and the words it came from."""
+
+    field: str
+    value: Any
+    matched: str
+
+
+class Assumed(NamedTuple):
+    """A field the parser had to fill to make a valid Workload, and why."""
+
+    field: str
+    value: Any
+    reason: Text
+
+
+class Hint(NamedTuple):
+    """Something the question says that is not a Workload field (a GPU preference, RAM, a dataset)."""
+
+    kind: str
+    matched: str
+    text: Text
+
+
+class ParsedQuestion(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=False)
+
+    text: str
+    lang: str
+    workload_fields: dict[str, Any] = Field(default_factory=dict)
+    understood: list[Understood] = Field(default_factory=list)
+    assumed: list[Assumed] = Field(default_factory=list)
+    hints: list[Hint] = Field(default_factory=list)
+
+    def stated(self) -> set[str]:
+        """Fields the question itself gave (not assumed)."""
+        return {u.field for u in self.understood}
+
+
+def normalise(text: str) -> str:
+    """NFKC (full-width digits and punctuation become ASCII), unify the multiplication sign, squeeze spaces."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("×", "x").replace("✕", "x").replace("＊", "*")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class Scanner:
+    """Accumulates fields, understood items and hints while claiming spans of the question."""
+
+    def __init__(self, text: str) -> None:
+        self.text = normalise(text)
+        self.taken: list[tuple[int, int]] = []
+        self.fields: dict[str, Any] = {}
+        self.understood: list[Understood] = []
+        self.hints: list[Hint] = []
+
+    def _free(self, start: int, end: int) -> bool:
+        return all(end <= a or start >= b for a, b in self.taken)
+
+    def matches(self, pattern: str | re.Pattern[str]) -> Iterator[re.Match[str]]:
+        """Matches of pattern that do not overlap a claimed span, left to right."""
+        regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern, FLAGS)
+        for m in regex.finditer(self.text):
+            if m.end() > m.start() and self._free(m.start(), m.end()):
+                yield m
+
+    def first(self, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
+        return next(self.matches(pattern), None)
+
+    def claim(self, m: re.Match[str]) -> None:
+        self.taken.append((m.start(), m.end()))
+
+    def has(self, name: str) -> bool:
+        return name in self.fields
+
+    def set(self, name: str, value: Any, m: re.Match[str] | str, claim: bool = True) -> bool:
+        """Record a field unless it is already known (the first statement wins). Returns True if set."""
+        if isinstance(m, re.Match) and claim:
+            self.claim(m)
+        if name in self.fields:
+            return False
+        matched = m.group(0).strip() if isinstance(m, re.Match) else m
+        self.fields[name] = value
+        self.understood.append(Understood(name, value, matched))
+        return True
+
+    def hint(self, kind: str, m: re.Match[str], en: str, zh: str, claim: bool = True) -> None:
+        if claim:
+            self.claim(m)
+        self.hints.append(Hint(kind, m.group(0).strip(), Text(en=en, zh=zh)))
