@@ -1,0 +1,162 @@
+"""Turn the plan and the fired rules into a Recommendation (no decisions here, only bookkeeping)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from gpu_advisor.i18n import Note, Text, note
+from gpu_advisor.ladder import STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_MORE_NODES, STEP_SHARD
+from gpu_advisor.planner import Candidate, Plan
+from gpu_advisor.recommendation import HostNeeds, Item, Option, Recommendation, TraceEntry
+from gpu_advisor.rules.engine import Firing
+from gpu_advisor.rules.loader import PLACEHOLDER
+
+if TYPE_CHECKING:
+    from gpu_advisor.advisor import Knowledge
+    from gpu_advisor.defaults import Job
+
+STEP_TEXT = {
+    STEP_AMP: Text(en="mixed precision (AMP)", zh="混合精度（AMP）"),
+    STEP_CKPT: Text(en="gradient checkpointing", zh="梯度检查点"),
+    STEP_MICROBATCH: Text(en="smaller micro-batch + gradient accumulation", zh="减小微批 + 梯度累积"),
+    STEP_SHARD: Text(en="ZeRO-3 / FSDP sharding", zh="ZeRO-3 / FSDP 分片"),
+    STEP_MORE_NODES: Text(en="more instances (multi-node)", zh="多台实例（多机）"),
+}
+MAX_ALTERNATIVES = 5
+
+
+def fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.0f}" if value == int(value) and abs(value) >= 10 else f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
+    return str(value)
+
+
+def interpolate(template: str, facts: dict[str, Any]) -> str:
+    """Replace {fact} placeholders with fact values; nothing else in the text is interpreted."""
+    return PLACEHOLDER.sub(lambda m: fmt(facts[m.group(1)]) if m.group(1) in facts else m.group(0), template)
+
+
+def _text(text: Text, facts: dict[str, Any]) -> Text:
+    return Text(zh=interpolate(text.zh, facts), en=interpolate(text.en, facts))
+
+
+def _mitigations(step: int) -> list[Text]:
+    return [STEP_TEXT[s] for s in sorted(STEP_TEXT) if s <= step]
+
+
+def _option(c: Candidate, reason: Text) -> Option:
+    t = c.instance
+    return Option(
+        instance_type=t.type, family=t.family, gpu_id=c.gpu.id, gpu_display=c.gpu.display_name,
+        gpu_memory_gib=float(t.gpu_memory_gb or c.gpu.memory_gb or 0.0), gpus_per_node=c.gpus_per_node,
+        nodes=c.nodes, total_gpus=c.total_gpus, vcpu=t.vcpu, memory_gib=t.memory_gib, rdma=t.rdma,
+        fit_step=c.variant.step, mitigations=_mitigations(c.variant.step),
+        planned_mem_gib=round(c.estimate.device_total_gib, 2), headroom_pct=c.headroom_pct,
+        price_per_hour=c.price_per_hour, currency=c.price.currency if c.price else None,
+        price_region=c.price.region if c.price else None, price_source=c.price.source if c.price else None,
+        price_as_of=c.price.as_of if c.price else None, reason=reason, source=t.source, as_of=t.as_of)
+
+
+def _why_not(c: Candidate, best: Candidate) -> Text:
+    if c.hourly is None:
+        return Text(en="no price in the catalog for this region", zh="目录中没有该地域的价格")
+    if c.shortfalls:
+        return Text(en="; ".join(s.en for s in c.shortfalls), zh="；".join(s.zh for s in c.shortfalls))
+    if best.hourly is not None and c.hourly > best.hourly:
+        return Text(en=f"costs {c.hourly:.2f}/h vs {best.hourly:.2f}/h for the recommended option",
+                    zh=f"每小时 {c.hourly:.2f}，高于推荐方案的 {best.hourly:.2f}")
+    steps = "; ".join(t.en for t in _mitigations(c.variant.step)) or "none"
+    return Text(en=f"needs mitigations: {steps}", zh="需要省显存措施：" + ("；".join(t.zh for t in _mitigations(c.variant.step)) or "无"))
+
+
+def _alternatives(the_plan: Plan) -> list[Option]:
+    best = the_plan.chosen
+    if best is None:
+        return []
+    seen = {best.gpu.id}
+    out = []
+    for c in the_plan.options[1:]:
+        if c.gpu.id in seen:
+            continue
+        seen.add(c.gpu.id)
+        out.append(_option(c, _why_not(c, best)))
+        if len(out) == MAX_ALTERNATIVES:
+            break
+    return out
+
+
+def _choices(kb: Knowledge, firings: list[Firing]) -> dict[str, Any]:
+    best: dict[str, tuple[int, Any]] = {}
+    for f in firings:
+        rule = kb.rules.by_id(f.rule_id)
+        for key, value in rule.then.set.items():
+            if key not in best or rule.then.priority >= best[key][0]:
+                best[key] = (rule.then.priority, value)
+    return {key: value for key, (_, value) in sorted(best.items())}
+
+
+def _trace(kb: Knowledge, firings: list[Firing], facts: dict[str, Any]) -> tuple[list[TraceEntry], list[Item]]:
+    trace, items = [], []
+    for f in firings:
+        rule = kb.rules.by_id(f.rule_id)
+        trace.append(TraceEntry(rule_id=rule.id, title=rule.title, why=_text(rule.why, facts), matched=f.matched,
+                                derived=list(f.derived), asserted=list(rule.then.assert_), sources=rule.sources))
+        if rule.then.advice is not None and rule.then.section is not None:
+            items.append(Item(section=rule.then.section, rule_id=rule.id, text=_text(rule.then.advice, facts)))
+    return trace, items
+
+
+def _dedupe(notes: list[Note]) -> list[Note]:
+    seen, out = set(), []
+    for n in notes:
+        key = (n.code, n.field)
+        if key not in seen:
+            seen.add(key)
+            out.append(n)
+    return out
+
+
+def _cpu_instance(kb: Knowledge, job: Job) -> dict[str, Any] | None:
+    if not job.cpu_only:
+        return None
+    need = max(2, job.host.vcpu)
+    options = sorted((t for t in kb.catalog.cpu_instance_types.values() if t.vcpu >= need),
+                     key=lambda t: (t.vcpu, t.memory_gib, t.type))
+    if not options:
+        return None
+    t = options[0]
+    return {"instance_type": t.type, "family": t.family, "vcpu": t.vcpu, "memory_gib": t.memory_gib,
+            "source": t.source, "as_of": t.as_of}
+
+
+def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, Any], firings: list[Firing],
+             lang: str) -> Recommendation:
+    trace, items = _trace(kb, firings, facts)
+    chosen = the_plan.chosen if the_plan else None
+    warnings = list(job.memory.warnings) + [note(i.rule_id, i.text.en, i.text.zh) for i in items
+                                            if i.section == "warning"]
+    host = None if chosen is None else HostNeeds(vcpu=chosen.vcpu_need, ram_gib=round(chosen.ram_need_gib, 1),
+                                                  formula=chosen.host_formula)
+    return Recommendation(
+        lang=lang, workload=job.workload.model_dump(mode="json", exclude_none=True), tier=_choices(kb, firings).get("tier"),
+        memory=job.memory, planned_memory=chosen.estimate if chosen else None,
+        instance=_option(chosen, Text(en="lowest effective cost among the configurations that fit",
+                                      zh="在放得下的配置中有效成本最低")) if chosen else None,
+        alternatives=_alternatives(the_plan) if the_plan else [],
+        rejected=[Text(en=f"{r.gpu.display_name}: {r.reason.en}", zh=f"{r.gpu.display_name}：{r.reason.zh}")
+                  for r in (the_plan.rejected if the_plan else [])],
+        host=host, cpu_instance=_cpu_instance(kb, job), choices=_choices(kb, firings), sections=items,
+        assumptions=_dedupe(job.assumptions + list(job.memory.assumptions)), warnings=_dedupe(warnings),
+        trace=trace, knowledge=_knowledge_info(kb))
+
+
+def _knowledge_info(kb: Knowledge) -> dict[str, Any]:
+    meta = kb.catalog.meta
+    return {"version": getattr(meta, "knowledge_version", None), "catalog_compiled_on": getattr(meta, "compiled_on", None),
+            "rules": len(kb.rules.active), "rule_files": list(kb.rules.files)}
+
+
+__all__ = ["assemble", "interpolate", "fmt", "re"]

@@ -1,0 +1,138 @@
+"""Fill what the user did not say, and say so: every default becomes an assumption Note.
+
+Model-dependent defaults (batch, input size, precision, optimizer, ...) come from the memory estimator's
+profile; this module fills the job-level ones (stage, region, purchase, data pipeline) and builds the
+resolved workload that the planner varies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_advisor.catalog import Catalog
+from gpu_advisor.i18n import Note, note
+from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
+from gpu_advisor.workload import Augmentation, Precision, Stage, Task, Workload
+
+DEFAULT_REGION = "cn-hangzhou"
+REGION_ALIASES = {"mainland": "cn-hangzhou", "international": "ap-southeast-1"}
+TRAINING_TASKS = {Task.semantic_segmentation, Task.instance_segmentation, Task.panoptic_segmentation,
+                  Task.object_detection, Task.image_classification, Task.llm_finetune, Task.llm_pretrain,
+                  Task.nlp_finetune}
+STAGE_BY_TASK = {Task.llm_pretrain: Stage.pretrain, Task.inference: Stage.serve}
+RESOLVED_FIELDS = ("batch_size_per_gpu", "input_size", "seq_len", "precision", "optimizer",
+                   "gradient_checkpointing", "finetune_method", "quantization", "distributed", "num_classes",
+                   "pytorch_version", "lora_rank")
+
+
+@dataclass
+class Job:
+    original: Workload
+    workload: Workload
+    region: str
+    memory: MemoryEstimate
+    host: HostEstimate
+    assumptions: list[Note] = field(default_factory=list)
+
+    @property
+    def cpu_only(self) -> bool:
+        return self.workload.task == Task.preprocessing
+
+    @property
+    def batch(self) -> int:
+        return self.workload.batch_size_per_gpu or 1
+
+    @property
+    def workers(self) -> int:
+        w = self.workload
+        if w.data_loader_workers is not None:
+            return w.data_loader_workers
+        return 8 if w.augmentation == Augmentation.heavy else 4
+
+    def read_mb_s(self, gpus: int) -> float:
+        return 0.0  # needs the time estimate (samples per second); unknown until then
+
+    def facts(self) -> dict[str, Any]:
+        w, prof = self.workload, self.memory.profile
+        size = w.input_size or (0, 0)
+        return {
+            "task": w.task.value, "stage": (w.stage or Stage.finetune).value,
+            "model_family": prof.family or "unknown", "model_key": prof.key or "unknown",
+            "params_b": float(prof.params_billion or 0.0), "is_llm": bool(prof.is_llm),
+            "is_training": w.task in TRAINING_TASKS, "is_serving": w.task == Task.inference,
+            "is_cpu_only": self.cpu_only,
+            "precision": _val(w.precision, "fp32"), "optimizer": _val(w.optimizer, "none"),
+            "gradient_checkpointing": bool(w.gradient_checkpointing),
+            "finetune_method": _val(w.finetune_method, "full"), "quantization": _val(w.quantization, "none"),
+            "distributed": _val(w.distributed, "none"), "batch": self.batch,
+            "input_px": int(size[0] * size[1]), "seq_len": int(w.seq_len or 0),
+            "num_classes": int(w.num_classes or 0), "user_gpus": int(self.original.num_gpus or 0),
+            "dataset_gb": float(w.dataset_size_gb or 0.0), "dataset_known": w.dataset_size_gb is not None,
+            "epochs": float(w.epochs or 0.0), "workers_per_gpu": self.workers,
+            "heavy_aug": w.augmentation == Augmentation.heavy, "region": self.region,
+            "mainland": self.region.startswith("cn-") and self.region != "cn-hongkong",
+            "interruptible": bool(w.interruptible), "months_of_use": float(w.expected_months_of_use or 0.0),
+            "has_budget": bool(w.budget_per_hour or w.budget_total), "has_deadline": bool(w.deadline_hours),
+            "mem_need_gib": round(self.memory.device_total_gib, 2),
+            "mem_alloc_gib": round(self.memory.allocated_peak_gib, 2),
+            "act_gib": round(self.memory.breakdown.get("activations", 0.0), 2),
+            "amp_saving_gib": _saving(w, self.memory, {"precision": Precision.bf16_amp}),
+            "ckpt_saving_gib": _saving(w, self.memory, {"gradient_checkpointing": True}),
+        }
+
+
+def _val(value: Any, default: str) -> str:
+    return default if value is None else str(getattr(value, "value", value))
+
+
+def _saving(w: Workload, base: MemoryEstimate, update: dict[str, Any]) -> float:
+    """GiB per GPU that one change (AMP or checkpointing) would save on the job as configured."""
+    if w.task in (Task.preprocessing, Task.inference):
+        return 0.0
+    if "precision" in update and _val(w.precision, "fp32") != "fp32":
+        return 0.0
+    if update.get("gradient_checkpointing") and w.gradient_checkpointing:
+        return 0.0
+    other = estimate_memory(w.model_copy(update=update))
+    return round(max(0.0, base.device_total_gib - other.device_total_gib), 2)
+
+
+def _resolved(w: Workload, memory: MemoryEstimate) -> Workload:
+    prof = memory.profile
+    data = w.model_dump(exclude_none=True)
+    for name in RESOLVED_FIELDS:
+        value = getattr(prof, name, None)
+        if name not in data and value is not None:
+            data[name] = value
+    return Workload.model_validate(data)
+
+
+def _region(w: Workload) -> tuple[str, list[Note]]:
+    if w.region is None:
+        return DEFAULT_REGION, [note("default_region", f"Region not given: prices are for {DEFAULT_REGION}.",
+                                     f"未指定地域：价格按 {DEFAULT_REGION}（杭州）计算。", "region", DEFAULT_REGION)]
+    if w.region in REGION_ALIASES:
+        region = REGION_ALIASES[w.region]
+        return region, [note("region_alias", f"'{w.region}' priced as {region}.",
+                             f"“{w.region}”按 {region} 的价格计算。", "region", region)]
+    return w.region, []
+
+
+def resolve_job(w: Workload, catalog: Catalog) -> Job:
+    notes: list[Note] = []
+    memory = estimate_memory(w)
+    resolved = _resolved(w, memory)
+    if w.stage is None:
+        stage = STAGE_BY_TASK.get(w.task, Stage.finetune)
+        resolved = resolved.model_copy(update={"stage": stage})
+        notes.append(note("default_stage", f"Stage not given: assumed '{stage.value}'.",
+                          f"未说明阶段：按“{stage.value}”处理。", "stage", stage.value))
+    region, region_notes = _region(w)
+    notes.extend(region_notes)
+    if w.interruptible is None and w.task != Task.preprocessing:
+        notes.append(note("default_interruptible", "Not said whether the job can resume from checkpoints: "
+                          "assumed no, so spot instances are not recommended.",
+                          "未说明作业能否从检查点恢复：按不能处理，因此不推荐抢占式实例。", "interruptible", False))
+    host = estimate_host(resolved, max(1, resolved.num_gpus or 1))
+    return Job(w, resolved, region, memory, host, notes)

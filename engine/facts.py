@@ -1,0 +1,119 @@
+"""The job facts that rules may test: one flat, strictly typed record per evaluation.
+
+The rule engine (durable-rules) coerces on comparison ("5" == 5, 0 == False) and cannot match a null
+property, so every fact has one declared type, is always present, and is checked before it is asserted.
+Rules may only name fields declared here (checked when the knowledge base loads).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_advisor.errors import EngineError
+
+# name -> (type, description). bool is checked before int (bool is a subclass of int in Python).
+FACT_FIELDS: dict[str, tuple[type, str]] = {
+    # the job, as resolved (user values + stated defaults)
+    "task": (str, "workload task"),
+    "stage": (str, "prototype / finetune / pretrain / serve"),
+    "model_family": (str, "architecture family of the resolved model profile"),
+    "model_key": (str, "resolved model profile key"),
+    "params_b": (float, "model parameters, billions"),
+    "is_llm": (bool, "decoder-only language model"),
+    "is_training": (bool, "the job trains (any training task)"),
+    "is_serving": (bool, "task is inference"),
+    "is_cpu_only": (bool, "task is preprocessing: no GPU"),
+    "precision": (str, "fp32 / fp16_amp / bf16_amp / bf16 / fp8"),
+    "optimizer": (str, "optimizer"),
+    "gradient_checkpointing": (bool, "activation checkpointing on"),
+    "finetune_method": (str, "full / lora / qlora"),
+    "quantization": (str, "none / int8 / int4 / nf4"),
+    "distributed": (str, "none / ddp / fsdp / zero1 / zero2 / zero3"),
+    "batch": (int, "micro-batch per GPU"),
+    "input_px": (int, "input pixels per image (0 for text models)"),
+    "seq_len": (int, "tokens per sequence (0 for vision models)"),
+    "num_classes": (int, "classes (0 when not applicable)"),
+    "user_gpus": (int, "GPUs the user asked for (0 = not given)"),
+    "dataset_gb": (float, "dataset size, GB (0 = unknown)"),
+    "dataset_known": (bool, "dataset size known or derived"),
+    "epochs": (float, "passes over the data"),
+    "workers_per_gpu": (int, "DataLoader workers per GPU"),
+    "heavy_aug": (bool, "heavy augmentation"),
+    "region": (str, "region id used for prices"),
+    "mainland": (bool, "region is in the Chinese mainland"),
+    "interruptible": (bool, "job can checkpoint and resume"),
+    "months_of_use": (float, "expected months of use"),
+    "has_budget": (bool, "a budget cap was given"),
+    "has_deadline": (bool, "a deadline was given"),
+    # the memory estimate (per GPU, as the user configured the job)
+    "mem_need_gib": (float, "device memory needed per GPU as configured, GiB"),
+    "mem_alloc_gib": (float, "allocated peak per GPU as configured, GiB"),
+    "act_gib": (float, "activations per GPU as configured, GiB"),
+    "amp_saving_gib": (float, "GiB per GPU that mixed precision would save"),
+    "ckpt_saving_gib": (float, "GiB per GPU that gradient checkpointing would save"),
+    # the plan (selection on the catalog)
+    "has_plan": (bool, "a GPU configuration that fits was found"),
+    "gpu_id": (str, "chosen GPU (catalog id)"),
+    "gpu_mem_gib": (float, "memory per chosen GPU, GiB"),
+    "gpu_arch": (str, "chosen GPU architecture"),
+    "gpu_bf16": (bool, "chosen GPU supports BF16"),
+    "gpu_fp8": (bool, "chosen GPU supports FP8"),
+    "gpu_nvlink": (bool, "chosen instance has NVLink between GPUs"),
+    "gpu_count": (int, "GPUs in total"),
+    "nodes": (int, "instances (nodes)"),
+    "gpus_per_node": (int, "GPUs per instance"),
+    "multi_gpu": (bool, "more than one GPU"),
+    "multi_node": (bool, "more than one instance"),
+    "instance_type": (str, "chosen instance type"),
+    "instance_family": (str, "chosen instance family"),
+    "instance_rdma": (str, "none / erdma / roce"),
+    "instance_vcpu": (int, "vCPU of the chosen type"),
+    "instance_ram_gib": (float, "memory of the chosen type, GiB"),
+    "vgpu": (bool, "chosen type is a vGPU slice"),
+    "fit_step": (int, "mitigation steps needed: 0 none, 1 AMP, 2 +checkpointing, 3 +micro-batch, 4 +sharding, 5 +GPUs"),
+    "planned_mem_gib": (float, "device memory per GPU after the mitigations, GiB"),
+    "headroom_pct": (float, "free share of the chosen card after the plan, %"),
+    "planned_batch": (int, "micro-batch per GPU in the plan"),
+    "accum_steps": (int, "gradient-accumulation steps that keep the global batch"),
+    "vcpu_need": (int, "vCPU the data pipeline needs per instance"),
+    "vcpu_short": (bool, "the chosen type has fewer vCPU than the pipeline needs"),
+    "ram_short": (bool, "the chosen type has less RAM than the job needs"),
+    "ram_need_gib": (float, "host RAM needed per instance, GiB"),
+    "price_known": (bool, "the catalog has a price for the chosen type in the region"),
+    "price_per_hour": (float, "pay-as-you-go price per instance-hour (0 when unknown)"),
+    "job_hours": (float, "estimated wall-clock hours (0 when unknown)"),
+    "read_mb_s": (float, "data read throughput the job needs, MB/s (0 when unknown)"),
+}
+
+NUMERIC = (int, float)
+
+
+def check_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    """Check every declared field is present with its declared type; return the dict unchanged."""
+    missing = [name for name in FACT_FIELDS if name not in facts]
+    extra = [name for name in facts if name not in FACT_FIELDS]
+    if missing or extra:
+        raise EngineError(f"fact record mismatch: missing {missing}, undeclared {extra}")
+    for name, (kind, _) in FACT_FIELDS.items():
+        value = facts[name]
+        if kind is bool:
+            ok = isinstance(value, bool)
+        elif kind is float:
+            ok = isinstance(value, NUMERIC) and not isinstance(value, bool) and value == value
+        elif kind is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, str) and value != ""
+        if not ok:
+            raise EngineError(f"fact {name!r} must be {kind.__name__}, got {value!r}")
+    return facts
+
+
+def value_matches_type(name: str, value: Any) -> bool:
+    """Whether a rule's comparison value has the declared type of the fact it tests."""
+    kind = FACT_FIELDS[name][0]
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind in NUMERIC:
+        return isinstance(value, NUMERIC) and not isinstance(value, bool)
+    return isinstance(value, str)

@@ -1,0 +1,177 @@
+"""Choose GPU model, count and a real instance type from the catalog.
+
+For every GPU model the catalog sells, walk the mitigation chain (ladder.py) until the estimated device
+memory fits the card with FIT_HEADROOM to spare, then pick that GPU's instance types that carry the GPU
+count, have the vCPU and RAM the data pipeline needs, and RDMA when the job spans instances. Options are
+ranked by effective hourly cost (price x nodes x the chain's time factor); options without a price in the
+region come after priced ones. Every rejected GPU is kept with its reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from gpu_advisor.catalog import GPU, Catalog, InstanceType, Price
+from gpu_advisor.i18n import Text
+from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Variant, inference_variants,
+                                training_variants)
+from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
+from gpu_advisor.workload import Task, Workload
+
+FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
+EXCLUDED_STATUS = ("not_recommended", "preview")
+
+
+@dataclass
+class Candidate:
+    gpu: GPU
+    instance: InstanceType
+    variant: Variant
+    estimate: MemoryEstimate
+    nodes: int
+    gpus_per_node: int
+    vcpu_need: int
+    ram_need_gib: float
+    host_formula: Text
+    price: Price | None
+    shortfalls: list[Text] = field(default_factory=list)
+
+    @property
+    def price_per_hour(self) -> float | None:
+        return self.price.price_per_hour if self.price else None
+
+    @property
+    def total_gpus(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+    @property
+    def hourly(self) -> float | None:
+        return None if self.price_per_hour is None else self.price_per_hour * self.nodes
+
+    @property
+    def headroom_pct(self) -> float:
+        cap = self.gpu.memory_gb
+        return round(100.0 * (1 - self.estimate.device_total_gib / cap), 1)
+
+    def rank_key(self) -> tuple[float, ...]:
+        hourly = self.hourly
+        effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
+        return (len(self.shortfalls) > 0, hourly is None, effective, self.variant.step, self.total_gpus,
+                -self.gpu.memory_gb)
+
+
+@dataclass
+class Rejection:
+    gpu: GPU
+    reason: Text
+
+
+@dataclass
+class Plan:
+    chosen: Candidate | None
+    options: list[Candidate]
+    rejected: list[Rejection]
+
+
+def _fits(estimate: MemoryEstimate, gpu: GPU) -> bool:
+    return estimate.device_total_gib <= gpu.memory_gb * (1 - FIT_HEADROOM)
+
+
+def _usable_types(catalog: Catalog, gpu: GPU, training: bool) -> list[InstanceType]:
+    out = []
+    for t in catalog.instance_types.values():
+        if t.gpu_id != gpu.id or t.status in EXCLUDED_STATUS or t.vgpu or not t.gpu_count:
+            continue
+        if training and "training" not in t.intended_use_tags and "inference" not in t.intended_use_tags:
+            continue
+        out.append(t)
+    return out
+
+
+def _variants(w: Workload, gpu: GPU, max_per_node: int) -> Iterator[Variant]:
+    gpus = w.num_gpus or 1
+    fixed = w.num_gpus is not None
+    if w.task == Task.inference:
+        return inference_variants(w, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
+    return training_variants(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed,
+                             max_gpus_per_node=max_per_node)
+
+
+def _first_fit(w: Workload, gpu: GPU, max_per_node: int) -> tuple[Variant, MemoryEstimate] | None:
+    for variant in _variants(w, gpu, max_per_node):
+        estimate = estimate_memory(variant.workload)
+        if _fits(estimate, gpu):
+            return variant, estimate
+    return None
+
+
+def _layout(total: int, max_per_node: int) -> tuple[int, int]:
+    per_node = min(total, max_per_node)
+    return -(-total // per_node), per_node
+
+
+def _candidates_for(catalog: Catalog, w: Workload, gpu: GPU, types: list[InstanceType],
+                    variant: Variant, estimate: MemoryEstimate, region: str) -> list[Candidate]:
+    max_per_node = max(int(t.gpu_count) for t in types)
+    nodes, per_node = _layout(variant.gpus, max_per_node)
+    host = estimate_host(variant.workload, per_node)
+    out = []
+    for t in types:
+        if int(t.gpu_count) != per_node:
+            continue
+        price = catalog.price(t.type, region)
+        cand = Candidate(gpu, t, variant, estimate, nodes, per_node, host.vcpu, host.ram_gib, host.formula, price)
+        if t.vcpu < host.vcpu:
+            cand.shortfalls.append(Text(en=f"{t.vcpu} vCPU < {host.vcpu} needed by the data pipeline",
+                                        zh=f"{t.vcpu} vCPU 少于数据流水线所需的 {host.vcpu}"))
+        if t.memory_gib < host.ram_gib:
+            cand.shortfalls.append(Text(en=f"{t.memory_gib:g} GiB RAM < {host.ram_gib:.0f} GiB needed",
+                                        zh=f"内存 {t.memory_gib:g} GiB 少于所需的 {host.ram_gib:.0f} GiB"))
+        if nodes > 1 and t.rdma == "none":
+            continue
+        out.append(cand)
+    return out
+
+
+def _precision_gap(w: Workload, gpu: GPU) -> Text | None:
+    precision = w.precision.value if w.precision else "fp32"
+    if precision in ("bf16", "bf16_amp") and not gpu.supports_bf16:
+        return Text(en=f"no BF16 support ({gpu.architecture}); the job asks for {precision}",
+                    zh=f"不支持 BF16（{gpu.architecture} 架构），而作业要求 {precision}")
+    if precision == "fp8" and not gpu.supports_fp8:
+        return Text(en="no FP8 support; the job asks for fp8", zh="不支持 FP8，而作业要求 fp8")
+    return None
+
+
+def plan(catalog: Catalog, w: Workload, region: str) -> Plan:
+    training = w.task != Task.inference
+    options: list[Candidate] = []
+    rejected: list[Rejection] = []
+    for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
+        types = _usable_types(catalog, gpu, training)
+        if not types or not gpu.memory_gb:
+            continue
+        unsupported = _precision_gap(w, gpu)
+        if unsupported is not None:
+            rejected.append(Rejection(gpu, unsupported))
+            continue
+        max_per_node = max(int(t.gpu_count) for t in types)
+        found = _first_fit(w, gpu, max_per_node)
+        if found is None:
+            rejected.append(Rejection(gpu, Text(
+                en=f"does not fit even after every mitigation ({gpu.memory_gb:g} GB per GPU)",
+                zh=f"即使采取全部显存优化措施仍放不下（每卡 {gpu.memory_gb:g} GB）")))
+            continue
+        variant, estimate = found
+        cands = _candidates_for(catalog, w, gpu, types, variant, estimate, region)
+        if not cands:
+            rejected.append(Rejection(gpu, Text(en="needs several instances but no type of this GPU has RDMA",
+                                                zh="需要多台实例，但该 GPU 的规格均不支持 RDMA")))
+            continue
+        options.extend(cands)
+    options.sort(key=Candidate.rank_key)
+    return Plan(options[0] if options else None, options, rejected)
+
+
+__all__ = ["Candidate", "Plan", "Rejection", "plan", "STEP_AS_GIVEN", "STEP_MORE_NODES"]

@@ -1,0 +1,79 @@
+"""Render a Recommendation to Markdown with the jinja2 templates in prompts/ (zh or en).
+
+User-supplied text (model names, ...) only ever reaches templates as values, passed through ``md`` which
+escapes Markdown and HTML; templates are our files, never built from user input.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+import yaml
+
+from gpu_advisor.i18n import Text
+
+if TYPE_CHECKING:
+    from gpu_advisor.recommendation import Recommendation
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def md_escape(value: Any) -> str:
+    text = str(value).replace("&", "&amp;")
+    text = "".join(ch if ch in "\n\t" or ord(ch) >= 32 else " " for ch in text)
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def num(value: Any) -> str:
+    if value is None:
+        return "-"
+    value = float(value)
+    if value == int(value) and abs(value) >= 10:
+        return f"{value:.0f}"
+    return f"{value:.2f}" if abs(value) < 100 else f"{value:.1f}"
+
+
+@lru_cache(maxsize=1)
+def _messages() -> dict[str, Any]:
+    path = resources.files("gpu_advisor.prompts") / "messages.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    loader = jinja2.FunctionLoader(
+        lambda name: (resources.files("gpu_advisor.prompts") / name).read_text(encoding="utf-8"))
+    env = jinja2.Environment(loader=loader, autoescape=False, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["md"] = md_escape
+    env.filters["num"] = num
+    return env
+
+
+def message(key: str, lang: str) -> str:
+    return _messages()[key][lang]
+
+
+def _sources(rec: Recommendation) -> list[str]:
+    seen: list[str] = []
+    for src in [*rec.memory.sources, *(s for e in rec.trace for s in e.sources)]:
+        if src not in seen:
+            seen.append(src)
+    return seen
+
+
+def render_markdown(rec: Recommendation, lang: str) -> str:
+    if lang not in ("zh", "en"):
+        lang = "zh"
+    msgs = _messages()
+    template = _environment().get_template("recommendation.md.j2")
+    text = template.render(
+        r=rec, sources=_sources(rec),
+        t=lambda key: msgs[key][lang],
+        s=lambda section: msgs["sections"][section][lang],
+        L=lambda value: value.get(lang) if isinstance(value, Text) or hasattr(value, "get") else str(value))
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
