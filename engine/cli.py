@@ -1,0 +1,179 @@
+"""The `gpu-advisor` command: a thin adapter over the library.
+
+Exit codes: 0 answer, 2 bad input (message names the field), 1 unexpected failure (short message; the
+traceback only with --debug). Imports are deferred so `gpu-advisor --version` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable, TextIO
+
+from gpu_advisor import __version__
+
+EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
+REPORT_HINT = {"en": "This is a bug in gpu-advisor; please report it with the command you ran (add --debug for details).",
+               "zh": "这是 gpu-advisor 的缺陷，请附上所运行的命令报告（加 --debug 查看详情）。"}
+
+
+def _workload_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per Workload field, with the field's description as help (the model is the contract)."""
+    from gpu_advisor.workload import Workload
+
+    group = parser.add_argument_group("workload fields (see README)")
+    for name, info in Workload.model_fields.items():
+        if name == "lang":
+            continue
+        flag = "--" + name.replace("_", "-")
+        if name == "input_size":
+            group.add_argument(flag, dest=name, nargs=2, type=int, metavar=("H", "W"), help=info.description)
+        elif info.annotation is not None and "bool" in str(info.annotation):
+            group.add_argument(flag, dest=name, choices=["true", "false"], help=info.description)
+        else:
+            group.add_argument(flag, dest=name, help=info.description)
+    parser.add_argument("--workload", metavar="FILE", help="YAML or JSON workload file ('-' for stdin)")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lang", choices=["zh", "en"], help="answer language (default: the workload's, else zh)")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
+
+
+def _read_file(path: str, stdin: TextIO) -> dict[str, Any]:
+    import yaml
+
+    from gpu_advisor.errors import WorkloadError
+
+    try:
+        text = stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as exc:
+        raise WorkloadError(f"--workload: cannot read {path}: {exc.strerror}",
+                            f"--workload：无法读取 {path}：{exc.strerror}", field="workload") from None
+    try:
+        data = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError as exc:
+        raise WorkloadError(f"--workload: {path} is not valid YAML/JSON ({exc.__class__.__name__})",
+                            f"--workload：{path} 不是合法的 YAML/JSON", field="workload") from None
+    if not isinstance(data, dict):
+        raise WorkloadError("--workload: the file must hold a mapping of workload fields",
+                            "--workload：文件内容必须是字段映射", field="workload")
+    return data
+
+
+def workload_dict(args: argparse.Namespace, stdin: TextIO) -> dict[str, Any]:
+    from gpu_advisor.workload import Workload
+
+    data = _read_file(args.workload, stdin) if getattr(args, "workload", None) else {}
+    for name in Workload.model_fields:
+        value = getattr(args, name, None)
+        if value is not None:
+            data[name] = {"true": True, "false": False}.get(value, value) if isinstance(value, str) else value
+    if getattr(args, "lang", None):
+        data["lang"] = args.lang
+    return data
+
+
+def _lang(args: argparse.Namespace, data: dict[str, Any] | None = None) -> str:
+    lang = getattr(args, "lang", None) or (data or {}).get("lang")
+    return lang if lang in ("zh", "en") else "zh"
+
+
+def cmd_recommend(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from gpu_advisor.advisor import recommend
+    from gpu_advisor.validation import workload_from_dict
+
+    data = workload_dict(args, stdin)
+    workload = workload_from_dict(data)
+    lang = _lang(args, data)
+    rec = recommend(workload, lang)
+    if args.json:
+        stdout.write(json.dumps(rec.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+    else:
+        stdout.write(rec.render(lang))
+    return EXIT_OK
+
+
+def cmd_estimate(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from gpu_advisor.memory import estimate_dict, estimate_jsonl
+
+    lang = _lang(args)
+    if args.jsonl:
+        lines = stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
+        for line in estimate_jsonl(lines, lang):
+            stdout.write(line + "\n")
+        return EXIT_OK
+    result = estimate_dict(workload_dict(args, stdin), lang)
+    stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+    return EXIT_BAD_INPUT if "error" in result else EXIT_OK
+
+
+def _add_commands(sub: Any) -> dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]:
+    rec = sub.add_parser("recommend", help="recommend an instance configuration for a workload")
+    _workload_flags(rec)
+    _common(rec)
+    rec.add_argument("--json", action="store_true", help="machine-readable JSON instead of Markdown")
+    est = sub.add_parser("estimate", help="GPU memory estimate with breakdown (JSON)")
+    _workload_flags(est)
+    _common(est)
+    est.add_argument("--jsonl", metavar="FILE", help="many workloads, one JSON object per line ('-' for stdin)")
+    handlers = {"recommend": cmd_recommend, "estimate": cmd_estimate}
+    for module in ("gpu_advisor.cli_more",):
+        try:
+            extra = __import__(module, fromlist=["add_commands"])
+        except ImportError:
+            continue
+        handlers.update(extra.add_commands(sub))
+    return handlers
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int]]]:
+    parser = argparse.ArgumentParser(prog="gpu-advisor", description="Explained GPU server recommendations for Alibaba Cloud.")
+    parser.add_argument("--version", action="version", version=f"gpu-advisor {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    return parser, _add_commands(sub)
+
+
+def _fail(exc: BaseException, lang: str, stderr: TextIO) -> int:
+    from gpu_advisor.errors import AdvisorError, KnowledgeError
+
+    if isinstance(exc, KnowledgeError):
+        stderr.write(f"gpu-advisor: {exc.message(lang)}\n")
+        return EXIT_FAILURE
+    if isinstance(exc, AdvisorError):
+        stderr.write(f"gpu-advisor: {exc.message(lang)}\n")
+        if exc.suggestions:
+            label = "你是不是指" if lang == "zh" else "did you mean"
+            stderr.write(f"  {label}: {', '.join(exc.suggestions)}\n")
+        return EXIT_BAD_INPUT if exc.code in ("invalid_workload", "unknown_model") else EXIT_FAILURE
+    stderr.write(f"gpu-advisor: {type(exc).__name__}: {exc}\n{REPORT_HINT[lang]}\n")
+    return EXIT_FAILURE
+
+
+def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    parser, handlers = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_OK if exc.code == 0 else EXIT_BAD_INPUT
+    if args.command is None:
+        parser.print_help(stdout)
+        return EXIT_BAD_INPUT
+    lang = _lang(args)
+    try:
+        return handlers[args.command](args, stdin, stdout)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # output piped into `head` and closed early
+        return EXIT_OK
+    except Exception as exc:  # every failure becomes a message; tracebacks only with --debug
+        if getattr(args, "debug", False):
+            raise
+        return _fail(exc, lang, stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""More `gpu-advisor` commands: ask, catalog, rules, explain, serve. Each is a few lines over the library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, Callable, TextIO
+
+Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+
+def catalog_rows(gpu: str | None = None, min_gpu_memory: float | None = None, rdma: bool | None = None,
+                 region: str | None = None) -> list[dict[str, Any]]:
+    """GPU instance types as plain rows (shared by the CLI and the MCP server)."""
+    from gpu_advisor.catalog import load_catalog
+
+    cat = load_catalog()
+    rows = []
+    for t in cat.instance_types.values():
+        g = cat.gpus.get(t.gpu_id)
+        if gpu and gpu.lower() not in (t.gpu_id.lower(), (g.display_name.lower() if g else "")):
+            continue
+        if min_gpu_memory is not None and (t.gpu_memory_gb or 0) < min_gpu_memory:
+            continue
+        if rdma is not None and (t.rdma != "none") != rdma:
+            continue
+        price = cat.price(t.type, cat.resolve_region(region)) if region else None
+        if region and price is None:
+            continue
+        rows.append({"instance_type": t.type, "family": t.family, "vcpu": t.vcpu, "memory_gib": t.memory_gib,
+                     "gpu_count": t.gpu_count, "gpu_model": g.display_name if g else t.gpu_id, "gpu_id": t.gpu_id,
+                     "gpu_memory_gib": t.gpu_memory_gb, "rdma": t.rdma, "status": t.status,
+                     "price_per_hour": price.price_per_hour if price else None,
+                     "currency": price.currency if price else None, "source": t.source, "as_of": t.as_of})
+    return rows
+
+
+def cmd_catalog(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    rows = catalog_rows(args.gpu, args.min_gpu_memory, {"yes": True, "no": False}.get(args.rdma or ""), args.region)
+    if args.json:
+        stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    stdout.write(f"{'instance_type':<28} {'vCPU':>5} {'GiB':>7} {'GPUs':>5}  {'GPU':<44} {'GB/GPU':>6}  {'RDMA':<6} {'status':<16} as_of\n")
+    for r in rows:
+        count = "-" if r["gpu_count"] is None else f"{r['gpu_count']:g}"
+        mem = "-" if r["gpu_memory_gib"] is None else f"{r['gpu_memory_gib']:g}"
+        stdout.write(f"{r['instance_type']:<28} {r['vcpu']:>5} {r['memory_gib']:>7g} {count:>5}  {r['gpu_model'][:44]:<44} "
+                     f"{mem:>6}  {r['rdma']:<6} {r['status']:<16} {r['as_of'] or '-'}\n")
+    stdout.write(f"{len(rows)} instance types\n")
+    return 0
+
+
+def rule_summary(rule: Any, lang: str) -> dict[str, Any]:
+    return {"id": rule.id, "title": rule.title.get(lang),
+            "when": [c.model_dump() for c in rule.when.all], "derived": rule.when.derived,
+            "asserts": rule.then.assert_, "sets": rule.then.set,
+            "advice": rule.then.advice.get(lang) if rule.then.advice else None,
+            "why": rule.why.get(lang), "sources": rule.sources, "since": rule.since}
+
+
+def cmd_rules(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from gpu_advisor.advisor import get_knowledge
+
+    lang = args.lang or "zh"
+    for rule in get_knowledge().rules.active:
+        stdout.write(f"{rule.id:<22} {rule.title.get(lang)}\n")
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from gpu_advisor.advisor import get_knowledge
+    from gpu_advisor.errors import WorkloadError
+
+    lang = args.lang or "zh"
+    rules = get_knowledge().rules
+    rule = rules.by_id(args.rule_id.upper())
+    if rule is None:
+        import difflib
+
+        close = difflib.get_close_matches(args.rule_id.upper(), [r.id for r in rules.rules], n=5, cutoff=0.4)
+        raise WorkloadError(f"rule_id: no rule '{args.rule_id}'", f"rule_id：没有规则“{args.rule_id}”",
+                            field="rule_id", suggestions=close)
+    stdout.write(json.dumps(rule_summary(rule, lang), ensure_ascii=False, indent=2) + "\n")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from gpu_advisor.server.app import serve
+
+    return serve(transport=args.transport, host=args.host, port=args.port)
+
+
+def add_commands(sub: Any) -> dict[str, Handler]:
+    handlers: dict[str, Handler] = {}
+    try:
+        from gpu_advisor.ask.cli import add_ask_parser, run_ask
+
+        add_ask_parser(sub)
+        handlers["ask"] = lambda args, stdin, stdout: run_ask(args, stdin=stdin, stdout=stdout)
+    except ImportError:
+        pass
+    cat = sub.add_parser("catalog", help="list GPU instance types from the dated catalog")
+    cat.add_argument("--gpu", help="GPU id or name, e.g. A10, L20")
+    cat.add_argument("--min-gpu-memory", type=float, help="minimum GB per GPU")
+    cat.add_argument("--rdma", choices=["yes", "no"])
+    cat.add_argument("--region", help="only types with a price in this region")
+    cat.add_argument("--json", action="store_true")
+    cat.add_argument("--debug", action="store_true")
+    rules = sub.add_parser("rules", help="list the rules")
+    rules.add_argument("--lang", choices=["zh", "en"])
+    rules.add_argument("--debug", action="store_true")
+    exp = sub.add_parser("explain", help="show one rule: text, conditions and sources")
+    exp.add_argument("rule_id")
+    exp.add_argument("--lang", choices=["zh", "en"])
+    exp.add_argument("--debug", action="store_true")
+    srv = sub.add_parser("serve", help="run the MCP server (stdio by default)")
+    srv.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    srv.add_argument("--host", default="127.0.0.1")
+    srv.add_argument("--port", type=int, default=8000)
+    srv.add_argument("--debug", action="store_true")
+    handlers.update({"catalog": cmd_catalog, "rules": cmd_rules, "explain": cmd_explain, "serve": cmd_serve})
+    return handlers
