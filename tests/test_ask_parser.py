@@ -81,6 +81,12 @@ PHRASINGS: list[tuple[str, str, dict]] = [
     ("我们要长期使用半年，训练目标检测模型，预算1万元，batch为8，单卡", "zh",
      {"task": "object_detection", "expected_months_of_use": 6, "budget_total": 10_000, "batch_size_per_gpu": 8,
       "num_gpus": 1}),
+    ("我想训练一个图像分割模型，大概20万张3000x4000的遥感图像，预算每月2万", "zh",
+     {"task": "semantic_segmentation", "num_samples": 200_000, "input_size": [3000, 4000], "budget_per_hour": 27.78}),
+    ("Can I fine-tune a 7B model on a single A10 with QLoRA?", "en",
+     {"task": "llm_finetune", "params_billion": 7, "num_gpus": 1, "finetune_method": "qlora"}),
+    ("serve SAM for 100 concurrent users in Beijing", "en",
+     {"task": "inference", "model": "SAM", "batch_size_per_gpu": 100, "region": "cn-beijing"}),
 ]
 
 

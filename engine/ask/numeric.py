@@ -82,6 +82,20 @@ def money(field: str) -> Callable[[Scanner, re.Match[str]], None]:
     return handler
 
 
+def per_period(s: Scanner, m: re.Match[str]) -> None:
+    """A monthly or daily budget becomes an hourly cap (720 h a month, 24 h a day), said in a hint."""
+    per = m.group("per").lower()
+    hours = 24 if any(w in per for w in ("天", "日", "day")) else 720
+    before = dict(s.fields)
+    money("budget_per_hour")(s, m)
+    if s.fields.get("budget_per_hour") and "budget_per_hour" not in before:
+        s.fields["budget_per_hour"] = round(s.fields["budget_per_hour"] / hours, 2)
+        s.understood[-1] = s.understood[-1]._replace(value=s.fields["budget_per_hour"])
+        s.hint("budget_period", m, f"A budget per {'day' if hours == 24 else 'month'} read as an hourly cap "
+               f"(÷{hours} hours of running).", f"按{'天' if hours == 24 else '月'}的预算换算为每小时上限（÷{hours} 小时）。",
+               claim=False)
+
+
 def deadline(s: Scanner, m: re.Match[str]) -> None:
     value = _num(m)
     if value:
@@ -208,6 +222,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # money: per hour first, then totals
     (lambda: rf"(?:每小时|每个小时|一小时|每时)\s*(?:的)?\s*(?:费用|花费|成本|预算|价格)?\s*(?:不超过|不高于|低于|小于|最多|以内|在|控制在)?\s*{CUR1}\s*{NM}\s*{CUR}?", money("budget_per_hour")),
     (lambda: rf"{CUR1}\s*{NM}\s*{CUR}?\s*(?:/|每|per|an|a)\s*(?:个)?(?:小时|hours?|hr|h)(?![a-z])", money("budget_per_hour")),
+    (lambda: rf"(?:预算|budget|费用|花费)?\s*(?P<per>每月|每个月|每天|每日|per month|a month|per day|a day)\s*(?:预算|费用)?\s*(?:不超过|最多|约|大概|控制在)?\s*{CUR1}\s*{NM}\s*{CUR}?", per_period),
+    (lambda: rf"{CUR1}\s*{NM}\s*{CUR}?\s*(?P<per>/\s*月|/\s*month|每月|per month|a month|/\s*天|/\s*day|每天|per day|a day)", per_period),
     (lambda: rf"(?:总预算|预算|budget|总费用|总成本|总花费|花费|费用|cost)\s*(?:是|为|:|of|大概|约|在|控制在|不超过|最多|within|under|up to|<=?)?\s*(?:约|大概)?\s*{CUR1}\s*{NM}\s*{CUR}?", money("budget_total")),
     (lambda: rf"{CUR1}\s*{NM}\s*{CUR}(?!\s*(?:/|每|per))", money("budget_total")),
     (lambda: rf"(?P<cur1>¥|\$|￥)\s*{NM}", money("budget_total")),

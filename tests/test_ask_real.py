@@ -1,0 +1,57 @@
+"""`ask` against the real advisor (gpu_advisor.recommend): the seed questions, verbatim, with --no-input."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from gpu_advisor.ask import answer_question
+from gpu_advisor.ask.cli import main
+
+SEEDS = [p.read_text(encoding="utf-8").splitlines()[0] for p in sorted(Path("/work/shared/seeds").glob("*.txt"))]
+
+
+def _advisor_importable() -> bool:
+    try:
+        importlib.import_module("gpu_advisor.advisor")
+        return True
+    except ImportError:
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _advisor_importable(), reason="gpu_advisor.advisor is not importable yet")
+
+
+@pytest.mark.parametrize("question", SEEDS)
+def test_seed_answered_by_the_real_advisor(question: str, capsys: pytest.CaptureFixture[str]) -> None:
+    parsed, rec = answer_question(question)
+    assert parsed.lang == "zh" and rec.instance is not None
+    assert main([question, "--no-input"]) == 0
+    out = capsys.readouterr().out
+    assert rec.instance.instance_type in out and "推荐配置" in out
+
+
+@pytest.mark.parametrize("question", [
+    "用DeepLabV3+ R-50训练Cityscapes，1024×1024，batch 8，8卡，bf16，杭州",
+    "Fine-tune Llama 3.1 8B with LoRA, seq len 4096, bf16, budget 5000 CNY, within 48 hours, spot ok, Singapore",
+    "部署Qwen2-7B做推理服务，上下文8k，并发16，北京",
+    "数据预处理，10万张图片，500GB，上海",
+])
+def test_parsed_questions_run_through_the_advisor(question: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([question, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["recommendation"]["workload"]
+
+
+def test_how_shows_a_fired_rule() -> None:
+    from gpu_advisor.ask.render import render_how
+
+    _, rec = answer_question(SEEDS[0])
+    assert rec.sections and rec.trace
+    text = render_how(rec, "en", 1)
+    assert rec.sections[0].rule_id in text or "left no trace entry" in text
+    assert io.StringIO(render_how(rec, "zh", None)).getvalue()
