@@ -1,0 +1,117 @@
+"""CV activation model: fp32 values saved for backward per input pixel, from layer shapes.
+
+Each backbone stage row [stride, blocks, width, block_type, extra...] contributes
+blocks x width x VALUES[block_type] / stride^2 values per input pixel (stride clamped to the output stride
+of dilated variants). Rules (PyTorch autograd saved tensors, in-place ReLU) are documented in
+knowledge/models/backbones.yaml and docs/memory-model.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpu_advisor.models import BackboneSpec, MethodSpec
+
+VALUES_PER_WIDTH: dict[str, float] = {
+    "basic": 4.0, "regnet": 6.0, "conv": 2.0, "conv_nobn": 1.0, "raw": 1.0, "ir": 4.3,
+    "convnext": 12.0, "vit": 16.0, "swin": 18.0, "mit": 20.0, "poolformer": 14.0, "mscan": 20.0,
+}
+FIRST_BLOCK_EXTRA = {"bottleneck": 4.0, "basic": 1.0, "regnet": 1.0}
+
+
+@dataclass(frozen=True)
+class CvCoefficients:
+    """Per input pixel of one image."""
+
+    linear_values: float      # fp32 values saved, linear in pixels
+    attn_terms: tuple[tuple[float, float, str], ...]  # (heads x layers / stride^2, stride, keys) quadratic terms
+    flops_per_pixel: float    # forward FLOPs per input pixel
+
+
+def _block_values(row: list, width: float) -> float:
+    kind = row[3]
+    if kind == "bottleneck":
+        ratio = float(row[4]) if len(row) > 4 else 4.0
+        return width * (4.0 + 2.0 * ratio)
+    return width * VALUES_PER_WIDTH[kind]
+
+
+def _block_params(row: list, width: float) -> float:
+    kind = row[3]
+    if kind == "bottleneck":
+        ratio = float(row[4]) if len(row) > 4 else 4.0
+        return width * width * (9.0 + 2.0 * ratio)
+    per = {"basic": 18.0, "regnet": 11.0, "conv": 9.0, "conv_nobn": 9.0, "raw": 0.0, "ir": 0.35,
+           "convnext": 8.0, "vit": 12.0, "swin": 12.0, "mit": 12.5, "poolformer": 8.0, "mscan": 8.5}[kind]
+    return per * width * width
+
+
+def backbone_coefficients(bb: BackboneSpec, output_stride: int, frozen_stem: bool) -> CvCoefficients:
+    """Saved values, attention terms and FLOPs per input pixel for a backbone at an output stride."""
+    values, flops, attn = 0.0, 0.0, []
+    if not frozen_stem:
+        values += sum(v / (s * s) for s, v in bb.stem)
+    for index, row in enumerate(bb.stages):
+        stride = min(int(row[0]), output_stride)
+        blocks, width = float(row[1]), float(row[2])
+        area = stride * stride
+        flops += 2.0 * blocks * _block_params(row, width) / area
+        if frozen_stem and index == 0 and bb.kind == "cnn":
+            continue
+        values += (blocks * _block_values(row, width) + FIRST_BLOCK_EXTRA.get(row[3], 0.0) * width) / area
+        if len(row) > 5:
+            attn.append((float(row[4]) * blocks / area, float(stride), str(row[5])))
+    return CvCoefficients(values, tuple(attn), flops)
+
+
+def head_channels(method: MethodSpec, bb: BackboneSpec) -> int:
+    if bb.key in method.head_channels_by_backbone:
+        return method.head_channels_by_backbone[bb.key]
+    return bb.head_channels or method.head_channels or 512
+
+
+def head_coefficients(method: MethodSpec, bb: BackboneSpec, output_stride: int) -> CvCoefficients:
+    """Decode/detection head saved values per input pixel (plus the MMSeg auxiliary FCN head)."""
+    ch, cin = head_channels(method, bb), bb.out_channels
+    values, attn = 0.0, []
+    for term in method.head:
+        stride = output_stride if term.stride == "out" else term.stride
+        values += (term.in_mult * cin + term.ch * ch + term.abs) / (stride * stride)
+    if method.aux:
+        aux_stride = method.aux_stride or max(output_stride, 8 if output_stride <= 8 else 16)
+        values += 2.0 * min(256, ch) / (aux_stride * aux_stride)
+    if method.attention:
+        a = method.attention
+        stride = output_stride if a.stride == "out" else a.stride
+        attn.append((a.heads * a.layers / (stride * stride), float(stride), a.keys))
+    return CvCoefficients(values, tuple(attn), 0.0)
+
+
+def head_params(method: MethodSpec, bb: BackboneSpec) -> float:
+    """Head parameters (count), from the head's conv shapes."""
+    ch, cin = head_channels(method, bb), bb.out_channels
+    p = method.head_params
+    params = p.in_ch * cin * (cin if p.in_sq else ch) + p.ch2 * ch * ch + p.abs_m * 1e6
+    if method.aux:
+        params += 9.0 * (cin / 2.0) * min(256, ch)
+    return params
+
+
+def attention_values(terms: tuple[tuple[float, float, str], ...], pixels: float, override: str | None) -> float:
+    """Attention-probability elements per input pixel for an image of ``pixels`` pixels."""
+    total = 0.0
+    for per_pixel, stride, keys in terms:
+        keys = override or keys
+        tokens = pixels / (stride * stride)
+        if keys == "global":
+            n_keys = tokens
+        elif keys.startswith("w"):
+            n_keys = float(keys[1:]) ** 2
+        elif keys.startswith("sr"):
+            n_keys = tokens / float(keys[2:]) ** 2
+        elif keys.startswith("queries"):
+            n_keys = float(keys[7:])
+        else:
+            n_keys = 0.0
+        total += per_pixel * n_keys
+    return total

@@ -1,0 +1,99 @@
+"""CV training / inference memory: model states + activations from the layer-shape activation model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpu_advisor.memory.arch import (attention_values, backbone_coefficients, head_coefficients, head_params)
+from gpu_advisor.memory.settings import Resolved
+from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
+from gpu_advisor.models import knowledge
+
+SEG_FAMILIES = {"cnn_segmentation", "transformer_segmentation", "prototype"}
+AMP_ACT_FACTOR = 0.6     # autocast: conv/matmul outputs 16-bit, BN/LN/softmax/loss inputs kept fp32
+CKPT_BACKBONE_FACTOR = 0.3   # checkpointing keeps block inputs (~1 of 4-20 saved tensors per block) + one block
+
+
+@dataclass(frozen=True)
+class CvParts:
+    states: StateBytes
+    activations: float
+    transient: float
+    params: float
+    values_per_pixel: float
+    attn_per_pixel: float
+    loss_bytes_per_pixel: float
+    pixels: int
+    calib: float
+    flops_forward: float
+
+
+def _pixels(size: tuple[int, int]) -> int:
+    """Network input pixels, padded to a multiple of 32 (MMDet Pad size_divisor=32)."""
+    h, w = (-(-side // 32) * 32 for side in size)
+    return h * w
+
+
+def cv_params(r: Resolved) -> float:
+    assert r.method and r.backbone
+    if r.params_override is not None:
+        return r.params_override * 1e9
+    return r.backbone.params_m * 1e6 + head_params(r.method, r.backbone)
+
+
+def _calibration(r: Resolved) -> float:
+    cal = knowledge().calibration
+    assert r.method and r.backbone
+    if r.method.family == "detection":
+        return cal.get("detection", 1.0)
+    return cal.get("transformer" if r.backbone.kind == "transformer" else "cnn", 1.0)
+
+
+def _flops(r: Resolved, bb_flops_px: float, pixels: int) -> float:
+    """Forward FLOPs of one image: published backbone GFLOPs at 224^2 scaled by pixels and dilation."""
+    assert r.method and r.backbone
+    plain = backbone_coefficients(r.backbone, 32, False).flops_per_pixel
+    dilation = bb_flops_px / plain if plain > 0 else 1.0
+    backbone = r.backbone.gflops_224 * 1e9 * pixels / (224 * 224) * dilation
+    head = 2.0 * head_params(r.method, r.backbone) * pixels / max(r.output_stride or 32, 4) ** 2 * 4
+    return backbone + head
+
+
+def cv_parts(r: Resolved) -> CvParts:
+    """All CV memory parts in bytes for the resolved job."""
+    assert r.method and r.backbone and r.output_stride
+    s, method = r.settings, r.method
+    batch, pixels = s["batch_size_per_gpu"], _pixels(s["input_size"])
+    old_torch = torch_at_most(s["pytorch_version"], 1, 10)
+    bb = backbone_coefficients(r.backbone, r.output_stride, method.frozen_stem and r.training)
+    head = head_coefficients(method, r.backbone, r.output_stride)
+    bb_values = bb.linear_values * (CKPT_BACKBONE_FACTOR if s["gradient_checkpointing"] else 1.0)
+    values = bb_values + head.linear_values
+    amp = s["precision"] != "fp32"
+    attn = attention_values(bb.attn_terms + head.attn_terms, pixels, method.attention_keys_override)
+    attn_bytes = 8.0 if old_torch else 4.0
+    loss_heads = method.loss_heads if method.loss_heads is not None else (2 if method.aux else 1)
+    classes = s.get("num_classes") or 0
+    seg = method.family in SEG_FAMILIES and method.per_class_bytes
+    loss_px = loss_heads * classes * (8.0 if old_torch else 4.0) if seg else 0.0
+    calib = _calibration(r)
+    per_px = values * 4.0 * (AMP_ACT_FACTOR if amp else 1.0) + attn * attn_bytes
+    act = batch * pixels * (per_px * calib + loss_px) + batch * method.per_image_mb * 2**20
+    transient = batch * pixels * classes * 8.0 if seg else 0.05 * act
+    params = cv_params(r)
+    if not r.training:
+        return _inference_parts(r, params, act, values, attn, pixels, calib, _flops(r, bb.flops_per_pixel, pixels))
+    states = model_states(params, params, None, s, False, params / 20.0)
+    return CvParts(states, act, transient, params, values, attn, loss_px, pixels, calib,
+                   _flops(r, bb.flops_per_pixel, pixels))
+
+
+def _inference_parts(r: Resolved, params: float, act: float, values: float, attn: float, pixels: int,
+                     calib: float, flops: float) -> CvParts:
+    """Forward only: weights + ~15 % of the training activations live at once (no tensors kept for backward)."""
+    s = r.settings
+    w = {"fp32": 4.0}.get(s["precision"], 2.0)
+    if s.get("quantization") == "int8":
+        w = 1.0
+    states = StateBytes(params * w, 0.0, 0.0, 0.0, 0.0, 0.0)
+    return CvParts(states, 0.15 * act, 0.0, params, values, attn, 0.0, pixels, calib, flops)

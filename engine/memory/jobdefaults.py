@@ -1,0 +1,91 @@
+"""Fill the job settings the user left out; each filled value becomes one assumption Note."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpu_advisor.models import knowledge
+from gpu_advisor.workload import Task, Workload
+
+if TYPE_CHECKING:
+    from gpu_advisor.memory.settings import Resolved
+
+DEFAULT_TORCH = "2.4"
+
+
+def _pick(r: Resolved, fld: str, given: object, default: object, en: str, zh: str) -> object:
+    return given if given is not None else r.assume(fld, default, en, zh)
+
+
+def _enum(value: object) -> object:
+    return getattr(value, "value", value)
+
+
+def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
+    s, method, bb = r.settings, r.method, r.backbone
+    assert method is not None and bb is not None
+    why = defaults.get("why", "")
+    size = list(method.default_input) if method.default_input else defaults.get("input_size", [512, 512])
+    s["input_size"] = tuple(_pick(r, "input_size", w.input_size, tuple(size), f"usual crop ({why})", f"常用裁剪尺寸（{why}）"))
+    s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 2),
+                                    "usual images per GPU for this task", "该任务每卡常用图像数")
+    if method.family != "classification" or w.task == Task.image_classification:
+        s["num_classes"] = _pick(r, "num_classes", w.num_classes, defaults.get("num_classes", 19),
+                                 "the dataset's usual class count", "数据集常用类别数")
+    opt = "adamw" if bb.kind == "transformer" or method.family == "transformer_segmentation" else "sgd_momentum"
+    if r.training:
+        s["optimizer"] = _enum(_pick(r, "optimizer", w.optimizer, opt, "usual optimizer for this architecture",
+                                     "该架构的常用优化器"))
+    s["precision"] = _enum(_pick(r, "precision", w.precision, "fp32", "fp32 training (MMSeg/MMDet default)",
+                                 "fp32 训练（MMSeg/MMDet 默认）"))
+    s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, False,
+                                        "off for CV", "CV 任务默认关闭")
+
+
+def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
+    s, spec = r.settings, r.transformer
+    assert spec is not None
+    enc = spec.family == "encoder_nlp"
+    seq_default = 512 if enc else defaults.get("seq_len", 2048)
+    s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_default, spec.max_seq), "usual sequence length",
+                         "常用序列长度")
+    s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 1),
+                                    "usual micro-batch", "常用微批大小")
+    s["precision"] = _enum(_pick(r, "precision", w.precision, defaults.get("precision", "bf16"),
+                                 "usual precision for transformers", "Transformer 常用精度"))
+    if not r.training:
+        quant = _enum(w.quantization) if w.quantization is not None else None
+        s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
+        return
+    method = _enum(_pick(r, "finetune_method", w.finetune_method, "full", "full fine-tuning", "全参数微调"))
+    s["finetune_method"] = method
+    if method in ("lora", "qlora"):
+        s["lora_rank"] = _pick(r, "lora_rank", w.lora_rank, 16, "LoRA rank on all linear layers", "LoRA 秩（全部线性层）")
+    quant_default = "nf4" if method == "qlora" else "none"
+    s["quantization"] = _enum(_pick(r, "quantization", w.quantization, quant_default, "base-weight format",
+                                    "基座权重格式"))
+    s["optimizer"] = _enum(_pick(r, "optimizer", w.optimizer, defaults.get("optimizer", "adamw"), "AdamW",
+                                 "AdamW 优化器"))
+    ckpt_default = bool(defaults.get("checkpointing", not enc))
+    s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, ckpt_default,
+                                        "activation checkpointing default for this task", "该任务的激活检查点默认设置")
+
+
+def fill_settings(w: Workload, r: Resolved) -> None:
+    """Fill r.settings from w and the task defaults (knowledge/models/defaults.yaml)."""
+    defaults = knowledge().task_defaults.get(w.task.value, {})
+    if r.kind == "cv" and w.task in (Task.inference, Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune):
+        defaults = knowledge().task_defaults.get("semantic_segmentation", {})
+    if r.kind == "cv":
+        _cv_fields(w, r, defaults)
+    else:
+        _text_fields(w, r, defaults)
+    s = r.settings
+    s["num_gpus"] = _pick(r, "num_gpus", w.num_gpus, 1, "per-GPU estimate for one GPU", "按单卡估算")
+    dist_default = "ddp" if s["num_gpus"] > 1 and r.training else "none"
+    s["distributed"] = _enum(_pick(r, "distributed", w.distributed, dist_default,
+                                   "DDP when more than one GPU trains", "多卡训练默认 DDP"))
+    s["pytorch_version"] = _pick(r, "pytorch_version", w.pytorch_version, DEFAULT_TORCH, "current PyTorch",
+                                 "当前 PyTorch 版本")
+    s.setdefault("quantization", "none")
+    s["training"] = r.training

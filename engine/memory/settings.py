@@ -1,0 +1,138 @@
+"""Resolve a Workload into a profile plus concrete job settings; every filled default is an assumption Note."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_advisor.i18n import Note, note
+from gpu_advisor.models import (BackboneSpec, MethodSpec, TransformerSpec, knowledge, resolve_backbone,
+                                resolve_method, resolve_transformer, unknown)
+from gpu_advisor.workload import Task, Workload
+
+TEXT_TASKS = {Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune}
+CV_TASK_METHOD = {"semantic_segmentation": "upernet", "instance_segmentation": "mask_rcnn",
+                  "panoptic_segmentation": "mask2former_det", "object_detection": "faster_rcnn",
+                  "image_classification": "classifier", "inference": "classifier"}
+DEFAULT_TORCH = "2.4"
+
+
+@dataclass
+class Resolved:
+    """What the estimator works from."""
+
+    kind: str                      # "cv", "transformer" or "none"
+    training: bool
+    settings: dict[str, Any]
+    method: MethodSpec | None = None
+    backbone: BackboneSpec | None = None
+    output_stride: int | None = None
+    transformer: TransformerSpec | None = None
+    params_override: float | None = None   # params_billion for an unknown model
+    assumptions: list[Note] = field(default_factory=list)
+    warnings: list[Note] = field(default_factory=list)
+
+    def assume(self, fld: str, value: Any, en: str, zh: str) -> Any:
+        self.assumptions.append(note("default", f"{fld} = {value}: {en}", f"{fld} = {value}：{zh}", fld, value))
+        return value
+
+
+def _task_defaults(task: Task) -> dict[str, Any]:
+    return knowledge().task_defaults.get(task.value, knowledge().task_defaults["semantic_segmentation"])
+
+
+def _synthetic_transformer(params_b: float, family: str) -> TransformerSpec:
+    """Llama-like shape for an unknown LLM: 12*L*h^2 ~ params with L = h/128 (Kaplan et al. 2001.08361 aspect)."""
+    hidden = max(256, int(round((params_b * 1e9 * 128 / 12) ** (1 / 3) / 128)) * 128)
+    layers = max(2, round(params_b * 1e9 / (12 * hidden * hidden)))
+    heads = max(1, hidden // 128)
+    return TransformerSpec(key="unknown", display=f"unknown {params_b:g}B transformer", family=family,  # type: ignore[arg-type]
+                           params_billion=params_b, layers=layers, hidden=hidden, heads=heads,
+                           kv_heads=max(1, heads // 4), head_dim=128, intermediate=int(hidden * 8 / 3 // 128 * 128 + 128),
+                           vocab=128256 if family == "llm" else 30522, mlp="gated" if family == "llm" else "plain",
+                           tied=False, max_seq=131072, source="synthetic shape from params_billion")
+
+
+def _resolve_text(w: Workload, r: Resolved) -> None:
+    name = w.model
+    if name is None:
+        name = r.assume("model", _task_defaults(w.task)["model"], "typical model for this task",
+                        "该任务的典型模型")
+    key = resolve_transformer(name)
+    if key is not None:
+        r.transformer = knowledge().transformers[key]
+        return
+    if w.params_billion is None:
+        raise unknown(name, "model", "transformers")
+    family = "encoder_nlp" if w.task == Task.nlp_finetune else "llm"
+    r.transformer = _synthetic_transformer(w.params_billion, family)
+    r.params_override = w.params_billion
+    r.warnings.append(note("unknown_model", f"model {name!r} is not in the knowledge base: estimated from "
+                           f"params_billion = {w.params_billion:g} with a Llama-like shape; expect ±30 %.",
+                           f"知识库中没有模型 {name!r}：按 params_billion = {w.params_billion:g} 和 Llama 类结构估算，误差约 ±30 %。",
+                           "model", name))
+
+
+def _method_from_name(w: Workload, r: Resolved) -> tuple[str | None, str | None]:
+    """(method key, backbone key implied by the model name)."""
+    if w.model is None:
+        default = CV_TASK_METHOD.get(w.task.value) if w.backbone else _task_defaults(w.task).get("method")
+        return r.assume("model", default, "typical method for this task", "该任务的典型方法"), None
+    found = resolve_method(w.model)
+    if found:
+        return found
+    bb = resolve_backbone(w.model)
+    if bb:
+        return CV_TASK_METHOD.get(w.task.value, "classifier"), bb[0]
+    if w.params_billion is None:
+        raise unknown(w.model, "model", "methods")
+    return None, None
+
+
+def _resolve_cv(w: Workload, r: Resolved) -> None:
+    kb = knowledge()
+    method_key, implied_bb = _method_from_name(w, r)
+    if method_key is None:   # unknown CV model with params_billion
+        method_key = _task_defaults(w.task).get("method", "classifier")
+        r.params_override = w.params_billion
+        r.warnings.append(note("unknown_model", f"model {w.model!r} is not in the knowledge base: weights from "
+                               f"params_billion = {w.params_billion:g}, activations from the {kb.methods[method_key].display} "
+                               "default profile; expect ±40 %.",
+                               f"知识库中没有模型 {w.model!r}：权重按 params_billion = {w.params_billion:g}，激活按 "
+                               f"{kb.methods[method_key].display} 默认配置估算，误差约 ±40 %。", "model", w.model))
+    method = kb.methods[method_key]
+    if w.task in (Task.instance_segmentation, Task.panoptic_segmentation) and method.mask_variant:
+        method = kb.methods[method.mask_variant]
+    stride = None
+    if w.backbone is not None:
+        found = resolve_backbone(w.backbone)
+        if found is None:
+            raise unknown(w.backbone, "backbone", "backbones")
+        bb_key, stride = found
+    else:
+        bb_key = implied_bb or r.assume("backbone", method.backbone, f"usual backbone of {method.display}",
+                                        f"{method.display} 的常用骨干网络")
+    if method.key == "fcn" and bb_key.startswith("hrnet"):
+        method = kb.methods["fcn_hr"]
+    r.method, r.backbone = method, kb.backbones[bb_key]
+    r.output_stride = stride or (method.output_stride if bb_key.startswith(("resnet", "resnest", "mobilenet")) else 32)
+    if method.output_stride < 8 or method.family == "prototype":
+        r.output_stride = 32
+
+
+def resolve(w: Workload) -> Resolved:
+    """Profile and settings for ``w``; raises UnknownModelError for unknown names without params_billion."""
+    if w.task == Task.preprocessing:
+        return Resolved(kind="none", training=False, settings={})
+    training = w.task != Task.inference
+    r = Resolved(kind="cv", training=training, settings={})
+    text = w.task in TEXT_TASKS or (w.task == Task.inference and (w.model is None or resolve_transformer(w.model)
+                                                                  or (w.seq_len is not None and w.input_size is None)))
+    if text:
+        r.kind = "transformer"
+        _resolve_text(w, r)
+    else:
+        _resolve_cv(w, r)
+    from gpu_advisor.memory.jobdefaults import fill_settings
+    fill_settings(w, r)
+    return r

@@ -1,0 +1,76 @@
+"""Model states per GPU: weights, gradients, optimizer state, fp32 master copy, DDP buckets, sharding.
+
+Bytes per parameter (cited in the output):
+- fp32: weights 4, grads 4, each optimizer state 4.
+- AMP (fp16_amp / bf16_amp): 16-bit working weights 2 + fp32 master 4; grads 2 for transformers
+  (Megatron/DeepSpeed mixed precision, ZeRO paper 1910.02054 §3: 2+2+4+4+4 = 16 B with Adam) and 4 for CV
+  (torch.cuda.amp keeps fp32 parameters, so grads are fp32; the 16-bit copies are autocast's weight cache).
+- pure bf16: weights 2, grads 2, each optimizer state 2 (torch optimizers keep states in the parameter dtype).
+- Optimizer states: SGD 0, SGD momentum 1, Adam/AdamW 2, Lion 1, 8-bit AdamW 2 x 1 byte, Adafactor ~0.05.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STATES = {"sgd": 0.0, "sgd_momentum": 1.0, "adam": 2.0, "adamw": 2.0, "lion": 1.0, "adafactor": 0.05}
+SHARD_OPT = {"zero1", "zero2", "zero3", "fsdp"}
+SHARD_GRAD = {"zero2", "zero3", "fsdp"}
+SHARD_WEIGHTS = {"zero3", "fsdp"}
+
+
+@dataclass(frozen=True)
+class StateBytes:
+    weights: float
+    gradients: float
+    optimizer: float
+    master_weights: float
+    ddp_buckets: float
+    gathered: float          # ZeRO-3 / FSDP: all-gathered parameters of the layers in flight
+
+    def static(self) -> float:
+        return self.weights + self.optimizer + self.master_weights + self.ddp_buckets + self.gathered
+
+
+def per_param(precision: str, optimizer: str | None, transformer: bool) -> tuple[float, float, float, float]:
+    """(weight, grad, optimizer, master) bytes per trainable parameter."""
+    amp = precision in ("fp16_amp", "bf16_amp", "fp8")
+    if precision == "fp32":
+        w, g, state, master = 4.0, 4.0, 4.0, 0.0
+    elif amp:
+        w, g, state, master = (1.0 + 2.0 if precision == "fp8" else 2.0), (2.0 if transformer else 4.0), 4.0, 4.0
+    else:   # pure bf16
+        w, g, state, master = 2.0, 2.0, 2.0, 0.0
+    if optimizer == "adamw_8bit":
+        opt = 2.0
+    else:
+        opt = STATES.get(optimizer or "sgd", 0.0) * state
+    return w, g, opt, master
+
+
+def model_states(params: float, trainable: float, frozen_bytes_per_param: float | None, s: dict,
+                 transformer: bool, layer_params: float) -> StateBytes:
+    """Per-GPU bytes of model states. frozen_bytes_per_param: storage of frozen (LoRA base) weights."""
+    w, g, opt, master = per_param(s["precision"], s.get("optimizer"), transformer)
+    n, dist = max(1, int(s.get("num_gpus", 1))), s.get("distributed", "none")
+    if frozen_bytes_per_param is not None:    # LoRA/QLoRA: frozen base + fp32 adapters (PEFT autocast_adapter_dtype)
+        weights = params * frozen_bytes_per_param + trainable * 4.0
+        w_t, g, opt, master = 4.0, 4.0, STATES.get(s.get("optimizer") or "adamw", 2.0) * 4.0, 0.0
+    else:
+        weights, w_t = params * w, w
+    grads, optim, mast = trainable * g, trainable * opt, trainable * master
+    if dist in SHARD_OPT and n > 1:
+        optim, mast = optim / n, mast / n
+    if dist in SHARD_GRAD and n > 1:
+        grads = grads / n
+    gathered = 0.0
+    if dist in SHARD_WEIGHTS and n > 1:
+        weights = weights / n
+        gathered = 2.0 * layer_params * (frozen_bytes_per_param or w_t)
+    buckets = trainable * g if dist == "ddp" and n > 1 else 0.0
+    return StateBytes(weights, grads, optim, mast, buckets, gathered)
+
+
+def torch_at_most(version: str, major: int, minor: int) -> bool:
+    a, b = (int(x) for x in version.split("."))
+    return (a, b) <= (major, minor)

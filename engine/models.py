@@ -1,0 +1,255 @@
+"""Model profiles: load knowledge/models/*.yaml once, resolve user-written names to profiles.
+
+Names arrive in the forms MMSegmentation, MMDetection, Detectron2, timm and Hugging Face use
+("DeepLabV3+" + "R-50-D8", "Mask R-CNN" + "R-50-FPN", "meta-llama/Llama-3.1-8B", "SegFormer-B5").
+``norm`` folds case and punctuation; an alias index maps folded names to profile keys.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from gpu_advisor.errors import KnowledgeError, UnknownModelError
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+class HeadTerm(BaseModel):
+    model_config = _STRICT
+    stride: int | Literal["out"] = "out"
+    # "in" is a Python keyword; YAML uses `in`
+    in_mult: float = Field(0.0, alias="in")
+    ch: float = 0.0
+    abs: float = 0.0
+
+
+class Attention(BaseModel):
+    model_config = _STRICT
+    stride: int | Literal["out"] = "out"
+    heads: int
+    keys: str
+    layers: int = 1
+
+
+class HeadParams(BaseModel):
+    model_config = _STRICT
+    in_ch: float = 0.0
+    ch2: float = 0.0
+    abs_m: float = 0.0
+    in_sq: bool = False
+
+
+class BackboneSpec(BaseModel):
+    model_config = _STRICT
+    key: str
+    display: str
+    kind: Literal["cnn", "transformer"]
+    params_m: float = Field(gt=0)
+    out_channels: int
+    head_channels: int | None = None
+    stem: list[list[float]] = []
+    stages: list[list[Any]]
+    gflops_224: float = Field(gt=0)
+    source: str
+    aliases: list[str] = []
+
+
+class MethodSpec(BaseModel):
+    model_config = _STRICT
+    key: str
+    display: str
+    family: str
+    backbone: str
+    output_stride: int
+    head: list[HeadTerm]
+    head_params: HeadParams
+    attention: Attention | None = None
+    aux: bool = False
+    aux_stride: int | None = None
+    loss_heads: int | None = None
+    per_class_bytes: bool = True
+    per_image_mb: float = 0.0
+    frozen_stem: bool = False
+    mask_variant: str | None = None
+    head_channels: int | None = None
+    head_channels_by_backbone: dict[str, int] = {}
+    backbone_prefix: str | None = None
+    attention_keys_override: str | None = None
+    default_input: tuple[int, int] | None = None
+    gflops: dict[str, Any] | None = None
+    paper: str
+    aliases: list[str] = []
+
+
+class TransformerSpec(BaseModel):
+    model_config = _STRICT
+    key: str
+    display: str
+    family: Literal["llm", "encoder_nlp"]
+    params_billion: float = Field(gt=0)
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int
+    vocab: int
+    mlp: Literal["gated", "plain"]
+    tied: bool
+    max_seq: int
+    dropout: bool = False
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    source: str
+    aliases: list[str] = []
+
+
+class Knowledge(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    backbones: dict[str, BackboneSpec]
+    methods: dict[str, MethodSpec]
+    transformers: dict[str, TransformerSpec]
+    task_defaults: dict[str, dict[str, Any]]
+    calibration: dict[str, float]
+    as_of: str
+    method_index: dict[str, str]
+    backbone_index: dict[str, str]
+    transformer_index: dict[str, str]
+
+
+def norm(name: str) -> str:
+    """Fold a model name: lower case, '+' -> 'plus', drop everything but letters, digits and dots."""
+    folded = name.strip().lower().replace("+", "plus")
+    return re.sub(r"[^a-z0-9.]", "", folded)
+
+
+def _read_yaml(name: str) -> dict[str, Any]:
+    path = resources.files("gpu_advisor.knowledge") / "models" / name
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise KnowledgeError(f"knowledge/models/{name}: cannot be read ({exc})",
+                             f"knowledge/models/{name}：无法读取（{exc}）") from exc
+    if not isinstance(data, dict):
+        raise KnowledgeError(f"knowledge/models/{name}: top level must be a mapping",
+                             f"knowledge/models/{name}：顶层必须是映射")
+    return data
+
+
+def _build(cls: type[BaseModel], file: str, entries: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, body in entries.items():
+        try:
+            out[key] = cls.model_validate({"key": key, **body})
+        except (ValidationError, TypeError) as exc:
+            first = exc.errors()[0] if isinstance(exc, ValidationError) else {"loc": (), "msg": str(exc)}
+            loc = ".".join(str(p) for p in first["loc"])
+            raise KnowledgeError(f"knowledge/models/{file}: entry {key!r}, key {loc!r}: {first['msg']}",
+                                 f"knowledge/models/{file}：条目 {key!r} 的键 {loc!r} 无效：{first['msg']}") from exc
+    return out
+
+
+def _index(specs: dict[str, Any], file: str) -> dict[str, str]:
+    index: dict[str, str] = {}
+    for key, spec in specs.items():
+        for name in (key, spec.display, *spec.aliases):
+            folded = norm(name)
+            if index.get(folded, key) != key:
+                raise KnowledgeError(f"knowledge/models/{file}: alias {name!r} names both {index[folded]!r} and {key!r}",
+                                     f"knowledge/models/{file}：别名 {name!r} 同时指向 {index[folded]!r} 和 {key!r}")
+            index[folded] = key
+    return index
+
+
+@lru_cache(maxsize=1)
+def knowledge() -> Knowledge:
+    """All model profiles, loaded and validated once per process."""
+    bb, me, tr, de = (_read_yaml(f) for f in ("backbones.yaml", "methods.yaml", "transformers.yaml", "defaults.yaml"))
+    backbones = _build(BackboneSpec, "backbones.yaml", bb["backbones"])
+    methods = _build(MethodSpec, "methods.yaml", me["methods"])
+    transformers = _build(TransformerSpec, "transformers.yaml", tr["models"])
+    for key, spec in methods.items():
+        if spec.backbone not in backbones:
+            raise KnowledgeError(f"knowledge/models/methods.yaml: entry {key!r}, key 'backbone': unknown {spec.backbone!r}",
+                                 f"knowledge/models/methods.yaml：条目 {key!r} 的 backbone 未定义：{spec.backbone!r}")
+    return Knowledge(backbones=backbones, methods=methods, transformers=transformers,
+                     task_defaults=de["task_defaults"], calibration=de["calibration"], as_of=str(de["as_of"]),
+                     method_index=_index(methods, "methods.yaml"), backbone_index=_index(backbones, "backbones.yaml"),
+                     transformer_index=_index(transformers, "transformers.yaml"))
+
+
+_STRIDE_SUFFIX = re.compile(r"^(.*?)(?:d(8|16|32))?$")
+_NOISE = ("mg124", "fpn", "caffe", "pytorch", "c4", "dc5")
+
+
+def resolve_backbone(name: str) -> tuple[str, int | None] | None:
+    """Backbone key and output stride ('R-50-D8' -> ('resnet50', 8)); None if unknown."""
+    kb = knowledge()
+    folded = norm(name)
+    if folded in kb.backbone_index:
+        return kb.backbone_index[folded], None
+    for noise in _NOISE:
+        folded = folded.replace(noise, "")
+    match = _STRIDE_SUFFIX.match(folded)
+    base, stride = (match.group(1), match.group(2)) if match else (folded, None)
+    for candidate in (folded, base, base.rstrip("b")):
+        if candidate in kb.backbone_index:
+            return kb.backbone_index[candidate], int(stride) if stride and candidate == base or stride and candidate == base.rstrip("b") else None
+    return None
+
+
+def resolve_method(name: str) -> tuple[str, str | None] | None:
+    """Method key, plus a backbone key when the name carries one ('SegFormer-B5', 'Mask R-CNN R-50-FPN')."""
+    kb = knowledge()
+    folded = norm(name)
+    if folded in kb.method_index:
+        return kb.method_index[folded], None
+    for alias in sorted(kb.method_index, key=len, reverse=True):
+        if folded.startswith(alias) and len(folded) > len(alias):
+            rest = folded[len(alias):]
+            method = kb.methods[kb.method_index[alias]]
+            for candidate in (rest, (method.backbone_prefix or kb.backbones[method.backbone].key.split("_")[0]) + rest):
+                found = resolve_backbone(candidate)
+                if found:
+                    return method.key, found[0]
+    return None
+
+
+def resolve_transformer(name: str) -> str | None:
+    kb = knowledge()
+    for candidate in (name, name.split("/")[-1]):
+        folded = norm(candidate)
+        if folded in kb.transformer_index:
+            return kb.transformer_index[folded]
+    return None
+
+
+def suggestions(name: str, pool: str) -> list[str]:
+    """Up to 5 known names close to ``name`` (difflib), from 'methods', 'backbones' or 'transformers'."""
+    kb = knowledge()
+    specs: dict[str, Any] = {"methods": kb.methods, "backbones": kb.backbones, "transformers": kb.transformers}[pool]
+    by_fold = {norm(s.display): s.display for s in specs.values()}
+    by_fold.update({norm(a): a for s in specs.values() for a in s.aliases})
+    close = difflib.get_close_matches(norm(name), list(by_fold), n=8, cutoff=0.5)
+    out: list[str] = []
+    for folded in close:
+        if by_fold[folded] not in out:
+            out.append(by_fold[folded])
+    return out[:5]
+
+
+def unknown(name: str, field: str, pool: str) -> UnknownModelError:
+    hints = suggestions(name, pool)
+    hint_en = f"; did you mean: {', '.join(hints)}?" if hints else ""
+    hint_zh = f"；您是否指：{'、'.join(hints)}？" if hints else ""
+    return UnknownModelError(
+        f"{field}: unknown {field} {name!r}{hint_en} Or give params_billion to estimate an unknown model.",
+        f"{field}：未知的{'模型' if field == 'model' else '骨干网络'} {name!r}{hint_zh}或提供 params_billion 以估算未知模型。",
+        field=field, suggestions=hints)
