@@ -78,6 +78,7 @@ class MethodSpec(BaseModel):
     per_image_mb: float = 0.0
     frozen_stem: bool = False
     mask_variant: str | None = None
+    detection_variant: str | None = None
     head_channels: int | None = None
     head_channels_by_backbone: dict[str, int] = {}
     backbone_prefix: str | None = None

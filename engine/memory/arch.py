@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from gpu_advisor.models import BackboneSpec, MethodSpec
 
 VALUES_PER_WIDTH: dict[str, float] = {
-    "basic": 4.0, "regnet": 6.0, "conv": 2.0, "conv_nobn": 1.0, "raw": 1.0, "ir": 4.3,
-    "convnext": 12.0, "vit": 16.0, "swin": 18.0, "mit": 20.0, "poolformer": 14.0, "mscan": 20.0,
+    "basic": 4.0, "regnet": 6.0, "conv": 2.0, "conv_nobn": 1.0, "raw": 1.0, "ir": 4.3, "ir_v3": 6.5,
+    "convnext": 12.0, "vit": 16.0, "swin": 18.0, "mit": 20.0, "poolformer": 14.0, "mscan": 34.0,
 }
 FIRST_BLOCK_EXTRA = {"bottleneck": 4.0, "basic": 1.0, "regnet": 1.0}
 
@@ -41,7 +41,7 @@ def _block_params(row: list, width: float) -> float:
     if kind == "bottleneck":
         ratio = float(row[4]) if len(row) > 4 else 4.0
         return width * width * (9.0 + 2.0 * ratio)
-    per = {"basic": 18.0, "regnet": 11.0, "conv": 9.0, "conv_nobn": 9.0, "raw": 0.0, "ir": 0.35,
+    per = {"basic": 18.0, "regnet": 11.0, "conv": 9.0, "conv_nobn": 9.0, "raw": 0.0, "ir": 0.35, "ir_v3": 0.35,
            "convnext": 8.0, "vit": 12.0, "swin": 12.0, "mit": 12.5, "poolformer": 8.0, "mscan": 8.5}[kind]
     return per * width * width
 
@@ -65,9 +65,11 @@ def backbone_coefficients(bb: BackboneSpec, output_stride: int, frozen_stem: boo
 
 
 def head_channels(method: MethodSpec, bb: BackboneSpec) -> int:
+    """Head width: per-backbone override (MMSeg R-18 / MobileNetV3 configs narrow heads at the backbone output)."""
     if bb.key in method.head_channels_by_backbone:
         return method.head_channels_by_backbone[bb.key]
-    return bb.head_channels or method.head_channels or 512
+    at_output = any(term.stride == "out" for term in method.head)
+    return (bb.head_channels if at_output else None) or method.head_channels or 512
 
 
 def head_coefficients(method: MethodSpec, bb: BackboneSpec, output_stride: int) -> CvCoefficients:
@@ -77,6 +79,9 @@ def head_coefficients(method: MethodSpec, bb: BackboneSpec, output_stride: int) 
     for term in method.head:
         stride = output_stride if term.stride == "out" else term.stride
         values += (term.in_mult * cin + term.ch * ch + term.abs) / (stride * stride)
+    if method.key == "upernet" and len(bb.stages) == 1:
+        # plain ViT/BEiT: MultiLevelNeck / Feature2Pyramid deconvolves the stride-16 tokens to strides 4 and 8
+        values += 3.0 * cin / 16.0 + 2.0 * cin / 64.0
     if method.aux:
         aux_stride = method.aux_stride or max(output_stride, 8 if output_stride <= 8 else 16)
         values += 2.0 * min(256, ch) / (aux_stride * aux_stride)

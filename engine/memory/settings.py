@@ -14,7 +14,7 @@ TEXT_TASKS = {Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune}
 CV_TASK_METHOD = {"semantic_segmentation": "upernet", "instance_segmentation": "mask_rcnn",
                   "panoptic_segmentation": "mask2former_det", "object_detection": "faster_rcnn",
                   "image_classification": "classifier", "inference": "classifier"}
-DEFAULT_TORCH = "2.4"
+DETECTION_TASKS = {Task.object_detection, Task.instance_segmentation, Task.panoptic_segmentation}
 
 
 @dataclass
@@ -101,6 +101,8 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
                                f"知识库中没有模型 {w.model!r}：权重按 params_billion = {w.params_billion:g}，激活按 "
                                f"{kb.methods[method_key].display} 默认配置估算，误差约 ±40 %。", "model", w.model))
     method = kb.methods[method_key]
+    if w.task in DETECTION_TASKS and method.detection_variant:
+        method = kb.methods[method.detection_variant]
     if w.task in (Task.instance_segmentation, Task.panoptic_segmentation) and method.mask_variant:
         method = kb.methods[method.mask_variant]
     stride = None

@@ -1,0 +1,217 @@
+"""Accuracy of gpu_advisor.memory against third-party measured training memory.
+
+Runs every row of ../shared/benchmarks/memory/*.csv (override: GPU_ADVISOR_BENCH_DIR) through estimate_memory,
+prints per source and overall: coverage, median / p90 absolute % error of allocated_peak_gib vs measured, and
+the share of rows under-estimated by more than 15 %; the same for two rules of thumb. Writes
+bench/out/memory_rows.csv and bench/out/memory_scatter.png (skipped with a message without matplotlib).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpu_advisor.errors import AdvisorError
+from gpu_advisor.memory import estimate_memory
+from gpu_advisor.memory.states import per_param
+from gpu_advisor.workload import Workload
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out"
+DOUBTFUL = ("exceeds the", "carried over", "copy of")   # flags that say the measured value is not trustworthy
+CV_SOURCES = ("mmseg", "mmdet")
+
+
+def bench_dir() -> Path:
+    return Path(os.environ.get("GPU_ADVISOR_BENCH_DIR", ROOT.parent / "shared" / "benchmarks" / "memory"))
+
+
+@dataclass
+class Row:
+    source: str
+    label: str
+    measured: float
+    candidates: list[dict]
+
+
+def _opt(name: str) -> str:
+    n = name.lower()
+    if "8bit" in n:
+        return "adamw_8bit"
+    return {"sgd": "sgd_momentum", "adamw": "adamw", "adam": "adam"}.get(n.split(" ")[0], "adamw")
+
+
+def _torch(measured_with: str) -> str:
+    return "1.8" if "mmcv-1.x" in measured_with or "PyTorch 1.4" in measured_with else "1.13"
+
+
+def mmseg_rows(path: Path) -> list[Row]:
+    rows = []
+    for x in csv.DictReader(path.open()):
+        if not x["training_memory_gb"] or any(d in x["flags"] for d in DOUBTFUL):
+            continue
+        d = dict(task="semantic_segmentation", model=x["method"], backbone=x["backbone"] or None,
+                 input_size=(int(x["input_h"]), int(x["input_w"])), batch_size_per_gpu=int(x["batch_per_gpu"]),
+                 num_gpus=int(x["gpus"] or 4), distributed="ddp", precision=x["precision"], optimizer=_opt(x["optimizer"]),
+                 num_classes=int(x["num_classes"]), pytorch_version=_torch(x["measured_with"]),
+                 gradient_checkpointing=x["with_cp"] == "True")
+        rows.append(Row("mmseg", f"{x['method']} {x['backbone']} {x['config_name']}", float(x["training_memory_gb"]), [d]))
+    return rows
+
+
+def _det_backbone(x: dict) -> str | None:
+    kind, depth, cfg = x["backbone_type"], x["backbone_depth_or_arch"], x["config_name"].lower()
+    if kind.startswith(("ResNet", "DetectoRS")) and depth:
+        return f"R-{depth}"
+    if kind == "ResNeXt":
+        found = re.search(r"(\d+x\d+d)", cfg)
+        return f"X-{depth}-{found.group(1) if found else '32x4d'}"
+    found = re.search(r"(hrnetv2p[-_]w\d+|swin-[tsbl]|regnetx[-_][\d.]+[gm]f|pvt(?:v2)?-[a-z0-9]+|convnext-[tsbl])", cfg)
+    if found:
+        return found.group(1)
+    simple = {"RegNet": depth, "mmcls.ConvNeXt": f"convnext-{depth[:1]}", "Res2Net": f"res2net-{depth}",
+              "Darknet": "darknet-53", "MobileNetV2": "m-v2", "SSDVGG": "vgg16", "CSPNeXt": "cspnext",
+              "CSPDarknet": "cspdarknet" if "_l_" in cfg or "-l_" in cfg or "yolox_l" in cfg else None,
+              "PyramidVisionTransformer": "pvt-s", "PyramidVisionTransformerV2": "pvtv2-b2", "HRNet": "hrnet-w32"}
+    return simple.get(kind)
+
+
+def mmdet_rows(path: Path) -> list[Row]:
+    rows = []
+    for x in csv.DictReader(path.open()):
+        if not x["training_memory_gb"] or any(d in x["flags"] for d in DOUBTFUL):
+            continue
+        task = ("panoptic_segmentation" if "Panoptic" in x["task"] else
+                "instance_segmentation" if "Instance Segmentation" in x["task"] else "object_detection")
+        base = dict(task=task, backbone=_det_backbone(x), input_size=(int(x["input_max_short"]), int(x["input_max_long"])),
+                    batch_size_per_gpu=int(x["batch_per_gpu"]), num_gpus=int(x["gpus"] or 8), distributed="ddp",
+                    precision=x["precision"], optimizer=_opt(x["optimizer"]), num_classes=int(x["num_classes"] or 80),
+                    pytorch_version=_torch(x["measured_with"]))
+        cands = [dict(base, model=m) for m in (x["method"], x["model_type"]) if m]
+        rows.append(Row("mmdet", f"{x['method']} {x['backbone_type']} {x['config_name']}", float(x["training_memory_gb"]), cands))
+    return rows
+
+
+def _llm_method(m: str) -> tuple[str, bool]:
+    m = m.split(" ")[0].lower()
+    return (m, True) if m in ("full", "lora", "qlora") else ("lora", False)
+
+
+def llm_rows(path: Path) -> list[Row]:
+    rows = []
+    for x in csv.DictReader(path.open()):
+        if x["quality_tier"] == "E" or not x["peak_memory_gib"]:
+            continue
+        method, _ = _llm_method(x["method"])
+        opt = _opt(x["optimizer"] if "see" not in x["optimizer"] else ("8bit" if "8bit" in x["other_settings"] else "adamw"))
+        d = dict(task="llm_finetune", model=x["model"], seq_len=int(x["seq_len"]), batch_size_per_gpu=int(x["batch_per_gpu"]),
+                 num_gpus=int(x["gpus"]), precision="bf16", optimizer=opt, finetune_method=method,
+                 distributed={"FSDP": "fsdp", "DDP": "ddp"}.get(x["parallelism"].split(" ")[0], "none"),
+                 gradient_checkpointing=x["activation_checkpointing"].startswith("yes"))
+        if x["params_b"]:
+            d["params_billion"] = float(x["params_b"])
+        if method in ("lora", "qlora"):
+            d["lora_rank"] = int(x["lora_r"]) if x["lora_r"] else 16
+        rows.append(Row("llm", f"{x['source_id']} {x['model']} {x['method']} {x['other_settings'][:40]}",
+                        float(x["peak_memory_gib"]), [d]))
+    return rows
+
+
+def _rules(est, d: dict) -> tuple[float, float]:
+    """Rule 1: 16 B/param, no activations. Rule 2: weights + grads + optimizer (+master) by precision."""
+    params = est.profile.params_billion * 1e9
+    trainable = est.profile.trainable_params_billion * 1e9
+    job = est.profile.job
+    w, g, o, m = per_param(job.precision, job.optimizer, est.profile.is_llm)
+    rule2 = params * w + trainable * (g + o + m) if job.finetune_method in (None, "full") else params * 2 + trainable * 16
+    return 16.0 * params / 2**30, rule2 / 2**30
+
+
+def run_row(row: Row) -> dict:
+    out = {"source": row.source, "label": row.label, "measured": row.measured, "predicted": None, "rule16": None,
+           "rule_states": None, "error": ""}
+    for d in row.candidates:
+        try:
+            est = estimate_memory(Workload(**{k: v for k, v in d.items() if v is not None}))
+        except (AdvisorError, ValueError) as exc:
+            out["error"] = str(exc)[:120]
+            continue
+        out["predicted"] = est.allocated_peak_gib
+        out["rule16"], out["rule_states"] = _rules(est, d)
+        out["error"] = ""
+        break
+    return out
+
+
+def stats(results: list[dict], key: str) -> dict:
+    answered = [r for r in results if r[key] is not None]
+    errs = sorted(abs(r[key] - r["measured"]) / r["measured"] * 100 for r in answered)
+    under = [r for r in answered if r[key] < 0.85 * r["measured"]]
+    pct = (lambda q: errs[min(len(errs) - 1, int(q * len(errs)))] if errs else float("nan"))
+    return {"rows": len(results), "answered": len(answered), "coverage": len(answered) / max(1, len(results)) * 100,
+            "median": statistics.median(errs) if errs else float("nan"), "p90": pct(0.9),
+            "under15": len(under) / max(1, len(answered)) * 100}
+
+
+def collect(directory: Path | None = None) -> list[dict]:
+    d = directory or bench_dir()
+    rows = mmseg_rows(d / "mmseg_dev.csv") + mmdet_rows(d / "mmdet_dev.csv") + llm_rows(d / "llm_finetune_dev.csv")
+    return [run_row(r) for r in rows]
+
+
+def _print_table(results: list[dict]) -> None:
+    groups = {"mmseg": ["mmseg"], "mmdet": ["mmdet"], "CV (mmseg+mmdet)": list(CV_SOURCES), "llm (measured)": ["llm"],
+              "overall": ["mmseg", "mmdet", "llm"]}
+    print(f"{'set':<18}{'method':<14}{'rows':>5}{'cover%':>8}{'median%':>9}{'p90%':>8}{'under>15%':>10}")
+    for name, sources in groups.items():
+        subset = [r for r in results if r["source"] in sources]
+        for label, key in (("estimator", "predicted"), ("16B/param", "rule16"), ("states-only", "rule_states")):
+            s = stats(subset, key)
+            print(f"{name:<18}{label:<14}{s['rows']:>5}{s['coverage']:>8.1f}{s['median']:>9.1f}{s['p90']:>8.1f}{s['under15']:>10.1f}")
+
+
+def _write(results: list[dict]) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    with (OUT / "memory_rows.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(results[0]))
+        writer.writeheader()
+        writer.writerows(results)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: scatter plot skipped (pip install matplotlib)")
+        return
+    fig, ax = plt.subplots(figsize=(6, 6))
+    for source, colour in (("mmseg", "tab:blue"), ("mmdet", "tab:orange"), ("llm", "tab:green")):
+        pts = [(r["measured"], r["predicted"]) for r in results if r["source"] == source and r["predicted"] is not None]
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=10, label=source, color=colour)
+    top = max(max(r["measured"], r["predicted"] or 0) for r in results)
+    ax.plot([0, top], [0, top], "k--", lw=0.8)
+    ax.set(xlabel="measured peak (GiB)", ylabel="predicted allocated_peak_gib", xscale="log", yscale="log",
+           title="gpu-advisor memory estimate vs measured")
+    ax.legend()
+    fig.savefig(OUT / "memory_scatter.png", dpi=120)
+    print(f"wrote {OUT / 'memory_scatter.png'}")
+
+
+def main() -> int:
+    directory = bench_dir()
+    if not (directory / "mmseg_dev.csv").exists():
+        print(f"benchmark CSVs not found in {directory} (set GPU_ADVISOR_BENCH_DIR)")
+        return 2
+    results = collect(directory)
+    _print_table(results)
+    _write(results)
+    print(f"wrote {OUT / 'memory_rows.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
