@@ -99,10 +99,10 @@ def _saving(w: Workload, base: MemoryEstimate, update: dict[str, Any]) -> float:
 
 
 def _resolved(w: Workload, memory: MemoryEstimate) -> Workload:
-    prof = memory.profile
+    settings = memory.profile.job
     data = w.model_dump(exclude_none=True)
     for name in RESOLVED_FIELDS:
-        value = getattr(prof, name, None)
+        value = getattr(settings, name, None)
         if name not in data and value is not None:
             data[name] = value
     return Workload.model_validate(data)

@@ -128,8 +128,8 @@ def _candidates_for(catalog: Catalog, w: Workload, gpu: GPU, types: list[Instanc
         if t.memory_gib < host.ram_gib:
             cand.shortfalls.append(Text(en=f"{t.memory_gib:g} GiB RAM < {host.ram_gib:.0f} GiB needed",
                                         zh=f"内存 {t.memory_gib:g} GiB 少于所需的 {host.ram_gib:.0f} GiB"))
-        if nodes > 1 and t.rdma == "none":
-            continue
+        if nodes > 1 and (t.rdma == "none" or "training" not in t.intended_use_tags):
+            continue  # multi-node training needs RDMA and a family Alibaba positions for training
         out.append(cand)
     return out
 
@@ -166,8 +166,9 @@ def plan(catalog: Catalog, w: Workload, region: str) -> Plan:
         variant, estimate = found
         cands = _candidates_for(catalog, w, gpu, types, variant, estimate, region)
         if not cands:
-            rejected.append(Rejection(gpu, Text(en="needs several instances but no type of this GPU has RDMA",
-                                                zh="需要多台实例，但该 GPU 的规格均不支持 RDMA")))
+            rejected.append(Rejection(gpu, Text(
+                en="needs several instances, but no type of this GPU has RDMA and is positioned for training",
+                zh="需要多台实例，但该 GPU 没有既支持 RDMA 又定位于训练的规格")))
             continue
         options.extend(cands)
     options.sort(key=Candidate.rank_key)

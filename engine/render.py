@@ -19,13 +19,15 @@ from gpu_advisor.i18n import Text
 if TYPE_CHECKING:
     from gpu_advisor.recommendation import Recommendation
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
 def md_escape(value: Any) -> str:
-    text = str(value).replace("&", "&amp;")
-    text = "".join(ch if ch in "\n\t" or ord(ch) >= 32 else " " for ch in text)
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Escape text for Markdown: no emphasis, links, code, table cells or HTML can be injected."""
+    text = "".join(_HTML.get(ch, ch) if ch in "\n\t" or ord(ch) >= 32 else " " for ch in str(value))
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"(^|\n)(\s*)([#>+-])", r"\1\2\\\3", text)
 
 
 def num(value: Any) -> str:

@@ -13,7 +13,7 @@ PROTOTYPE = {"task": "semantic_segmentation", "stage": "prototype", "model": "UN
 DEEPLAB_1024 = {"task": "semantic_segmentation", "model": "DeepLabV3+", "backbone": "R-50-D8",
                 "input_size": [1024, 1024], "batch_size_per_gpu": 8, "num_classes": 19}
 SEGFORMER_HIRES = {"task": "semantic_segmentation", "model": "SegFormer", "backbone": "MiT-B5",
-                   "input_size": [2048, 2048], "batch_size_per_gpu": 8, "num_classes": 19}
+                   "input_size": [1024, 1024], "batch_size_per_gpu": 8, "num_classes": 19}
 SWIN_L = {"task": "semantic_segmentation", "model": "UPerNet", "backbone": "Swin-L",
           "input_size": [1536, 1536], "batch_size_per_gpu": 8, "num_classes": 150, "num_gpus": 16}
 LLAMA_FULL = {"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "full", "seq_len": 2048}
@@ -50,8 +50,11 @@ def test_deeplab_1024_fits_a10_only_with_a_named_mitigation_or_goes_bigger(advis
 def test_segformer_b5_high_resolution_needs_big_cards_or_several_gpus(advise):
     rec = advise(SEGFORMER_HIRES)
     inst = rec.instance
-    assert inst.gpu_memory_gib >= 80 or inst.total_gpus > 1 or inst.fit_step >= 2
-    assert rec.memory.device_total_gib > 48
+    assert rec.memory.device_total_gib > 96  # as configured it fits no single card in the catalog
+    if inst.gpu_memory_gib < 80 and inst.total_gpus == 1:
+        # a small card only with checkpointing and a smaller micro-batch, named, and big cards offered
+        assert inst.fit_step >= 2 and "MIT-CKPT" in fired(rec)
+        assert any(o.gpu_memory_gib >= 80 for o in rec.alternatives)
 
 
 def test_swin_l_on_16_gpus_is_multi_node_with_rdma_named(advise):

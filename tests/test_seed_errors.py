@@ -7,7 +7,7 @@ import re
 import pytest
 
 from gpu_advisor.catalog import load_catalog
-from tests.test_scenarios import ALL, LLAMA_FULL, SERVE, SWIN_L
+from test_scenarios import ALL, LLAMA_FULL, SERVE, SWIN_L
 
 CATALOG = load_catalog()
 PRETRAIN = {"task": "llm_pretrain", "model": "Llama 3.1 70B", "seq_len": 4096, "interruptible": True}
