@@ -1,0 +1,96 @@
+"""Every number the time and cost estimate uses that is not computed: each with its source, or an assumption.
+
+Utilisation is model-FLOPs utilisation (MFU) as PaLM defines it: the observed model-FLOPs throughput (without
+recomputation) divided by the dense peak (Chowdhery et al. 2022, arXiv:2204.02311, sec. 4.1). Recomputation
+from activation checkpointing is counted separately as 4/3 of the compute (ladder.TIME_FACTOR).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpu_advisor.i18n import Text
+
+SRC_PALM = "Chowdhery et al. 2022, PaLM, arXiv:2204.02311, Table 3 (MFU: GPT-3 21.3 %, Gopher 32.5 %, MT-NLG 30.2 %, PaLM 46.2 %)"
+SRC_KORTHIKANTI = ("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, "
+                   "arXiv:2205.05198 (530B on 2240 A100: MFU 54.2 % with selective recomputation, 42.1 % with full)")
+SRC_MEGATRON = "NVIDIA Megatron-LM README, MFU/HFU table (1T parameters: MFU 56.3 %), https://github.com/NVIDIA/Megatron-LM"
+SRC_GOYAL = "Goyal et al. 2017, Accurate, Large Minibatch SGD, arXiv:1706.02677 (~90 % scaling efficiency 8 -> 256 GPUs)"
+SRC_HOROVOD = "Sergeev & Del Balso 2018, Horovod, arXiv:1802.05799 (88 % scaling efficiency, 128 GPUs, RDMA)"
+SRC_TF32 = ("PyTorch docs, CUDA semantics, 'TensorFloat-32 (TF32) on Ampere (and later) devices': cuDNN convolutions "
+            "use TF32 by default, matmuls do not (torch.backends.cuda.matmul.allow_tf32=False since 1.12)")
+
+
+@dataclass(frozen=True)
+class Utilisation:
+    low: float
+    high: float
+    why: Text
+    sources: tuple[str, ...] = ()
+
+
+_LLM = Utilisation(0.25, 0.50, Text(
+    en="large-scale pre-training reaches 46-56 % MFU on tuned clusters (PaLM, Megatron-LM); single-node fine-tuning "
+       "stacks reach less, so 25-50 % is assumed",
+    zh="大规模预训练在调优良好的集群上 MFU 可达 46–56 %（PaLM、Megatron-LM）；单机微调通常更低，此处假设 25–50 %"),
+    (SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON))
+_QLORA = Utilisation(0.15, 0.35, Text(
+    en="assumption: 4-bit base weights are de-quantised on every matmul, so MFU is lower than for bf16 (15-35 %)",
+    zh="假设：4 bit 基座权重在每次矩阵乘法时都要反量化，MFU 低于 BF16，取 15–35 %"))
+_ENCODER = Utilisation(0.20, 0.45, Text(
+    en="assumption: BERT-class encoders at short sequences keep Tensor Cores less busy than large decoders (20-45 %)",
+    zh="假设：短序列的 BERT 类编码器对 Tensor Core 的利用低于大型解码器，取 20–45 %"), (SRC_PALM,))
+_VISION_TRANSFORMER = Utilisation(0.15, 0.35, Text(
+    en="assumption: vision transformers with dense heads at high resolution (15-35 %)",
+    zh="假设：高分辨率、带密集预测头的视觉 Transformer，取 15–35 %"))
+_CNN = Utilisation(0.10, 0.30, Text(
+    en="assumption: convolutional networks with data augmentation, normalisation layers and many small kernels use "
+       "a smaller share of Tensor-Core peak than large matmuls (10-30 %)",
+    zh="假设：卷积网络（数据增强、归一化层、大量小卷积核）对 Tensor Core 峰值的利用低于大矩阵乘法，取 10–30 %"))
+
+UTILISATION: dict[str, Utilisation] = {
+    "llm": _LLM, "llm_qlora": _QLORA, "encoder_nlp": _ENCODER, "transformer_segmentation": _VISION_TRANSFORMER,
+    "cnn_segmentation": _CNN, "detection": _CNN, "classification": _CNN, "prototype": _CNN,
+}
+DEFAULT_UTILISATION = _CNN
+
+
+@dataclass(frozen=True)
+class Scaling:
+    low: float
+    high: float
+    why: Text
+    sources: tuple[str, ...] = ()
+
+
+SCALING_ONE_GPU = Scaling(1.0, 1.0, Text(en="one GPU: no scaling loss", zh="单卡：无扩展损失"))
+SCALING_NVLINK = Scaling(0.90, 0.95, Text(
+    en="GPUs of one instance over NVLink: 90-95 % scaling efficiency (assumption; ~90 % is reported across nodes)",
+    zh="同一实例内经 NVLink 互联：扩展效率 90–95 %（假设；跨节点已有约 90 % 的报告）"), (SRC_GOYAL,))
+SCALING_PCIE = Scaling(0.80, 0.90, Text(
+    en="GPUs of one instance over PCIe (no NVLink): 80-90 % scaling efficiency (assumption)",
+    zh="同一实例内经 PCIe 互联（无 NVLink）：扩展效率 80–90 %（假设）"))
+SCALING_RDMA = Scaling(0.80, 0.90, Text(
+    en="several instances over RDMA: 80-90 % scaling efficiency (88-90 % reported by Horovod and Goyal et al.)",
+    zh="多台实例经 RDMA 互联：扩展效率 80–90 %（Horovod 与 Goyal 等报告 88–90 %）"), (SRC_GOYAL, SRC_HOROVOD))
+SCALING_TCP = Scaling(0.50, 0.70, Text(
+    en="several instances without RDMA (TCP): 50-70 % scaling efficiency (assumption)",
+    zh="多台实例无 RDMA（TCP）：扩展效率 50–70 %（假设）"))
+
+# Spot (preemptible) instances: Alibaba states "up to 90 %" savings and "as low as 10 % of pay-as-you-go" and no
+# minimum discount (catalog cost_levers preemptible_spot.1-3); that the spot price never exceeds pay-as-you-go is
+# an assumption. The catalog ids are cited in the report's notes.
+SPOT_FRACTION_LOW = 0.10
+SPOT_FRACTION_HIGH = 1.00
+SPOT_NOTICE_H = 5 / 60                 # released 5 minutes after the interruption notice (preemptible_spot.5)
+SPOT_PROTECTION_H = 1.0                # optional 1-hour protection period (preemptible_spot.6)
+CHECKPOINT_INTERVAL_H = 0.5            # assumption: a checkpoint every 30 minutes
+RESTART_H = 0.25                       # assumption: 15 minutes to get a new instance, pull data and reload
+INTERRUPTIONS_PER_H_HIGH = 0.25        # assumption: at worst one interruption per 4 hours (Alibaba publishes no rate)
+
+# Savings plans: "up to 76 %" off pay-as-you-go is Alibaba's published upper bound (savings_plans.1); GPU-family
+# rates are not in the catalog (savings_plans.4). The low end is an assumption, labelled as such in the output.
+SAVINGS_DISCOUNT_LOW = 0.30
+SAVINGS_DISCOUNT_HIGH = 0.76
+SAVINGS_TERM_MONTHS = 12               # 1-year term (1 or 3 years are offered, savings_plans.1)
+HOURS_PER_MONTH = 730                  # 8760 h / 12

@@ -1,0 +1,88 @@
+"""Assumption notes, storage lines and sources of a cost report (bilingual)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_advisor.costing import basis
+from gpu_advisor.costing.models import CostOption, StorageLine
+from gpu_advisor.costing.timing import scaling_for, utilisation_for
+from gpu_advisor.i18n import Note, Text, note
+
+
+def utilisation_note(candidate: Any) -> tuple[Note, tuple[str, ...]]:
+    family = candidate.estimate.profile.family
+    util = utilisation_for(family, candidate.variant.workload)
+    text_en = f"Utilisation (MFU, PaLM definition) for {family}: {util.low:.0%}-{util.high:.0%} of dense peak; {util.why.en}."
+    text_zh = f"{family} 的算力利用率（MFU，按 PaLM 的定义）：稠密峰值的 {util.low:.0%}–{util.high:.0%}；{util.why.zh}。"
+    return note(f"time_mfu_{family}", text_en, text_zh, "utilisation", [util.low, util.high]), util.sources
+
+
+def scaling_note(candidate: Any) -> tuple[Note, tuple[str, ...]]:
+    scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
+    code = f"time_scaling_{scale.low:g}_{scale.high:g}"
+    return note(code, f"Scaling: {scale.why.en}.", f"扩展效率：{scale.why.zh}。", "scaling",
+                [scale.low, scale.high]), scale.sources
+
+
+def price_note(options: list[CostOption]) -> Note | None:
+    priced = [o for o in options if o.price_per_hour is not None]
+    if not priced:
+        return None
+    dated = sorted({f"{o.currency} {o.region} as of {o.price_as_of} ({o.price_origin})" for o in priced})
+    dated_zh = sorted({f"{o.currency}，{o.region}，截至 {o.price_as_of}（{o.price_origin}）" for o in priced})
+    return note("cost_prices_dated", "Prices are pay-as-you-go list prices per instance-hour, compute only (no disks, "
+                f"bandwidth or images): {'; '.join(dated)}. Check the console before buying.",
+                f"价格为按量付费目录价（每实例每小时，仅计算资源，不含云盘、带宽、镜像）：{'；'.join(dated_zh)}。"
+                "购买前请在控制台核对。", "price", None)
+
+
+def base_notes() -> list[Note]:
+    return [
+        note("time_compute", "Time = training FLOPs per sample (memory estimator) x samples x epochs (x 4/3 with "
+             "activation checkpointing) / (dense peak x utilisation x GPUs x scaling efficiency); the data pipeline "
+             "is assumed to keep the GPUs busy.",
+             "时间 = 每样本训练 FLOPs（显存估算器）× 样本数 × 轮数（开启激活检查点时 × 4/3）÷（稠密峰值 × 利用率 × "
+             "GPU 数 × 扩展效率）；假设数据流水线能让 GPU 保持忙碌。", "time", None),
+        note("cost_spot_range", "Spot totals are a range: Alibaba publishes 'up to 90 % off' / 'as low as 10 % of "
+             "pay-as-you-go' and no minimum discount.",
+             "抢占式实例总价为区间：阿里云公布“最高省 90 %”/“最低为按量价格的 10 %”，未公布最低折扣。", "spot", None),
+        note("cost_savings_assumed", f"Savings-plan figures use an ASSUMED discount of "
+             f"{basis.SAVINGS_DISCOUNT_LOW:.0%}-{basis.SAVINGS_DISCOUNT_HIGH:.0%}: 76 % is Alibaba's published upper "
+             "bound; GPU-family rates are not in the catalog. Break-even month = 12 x (1 - discount) for a 1-year "
+             "commitment used 24x7.",
+             f"节省计划按假设折扣 {basis.SAVINGS_DISCOUNT_LOW:.0%}–{basis.SAVINGS_DISCOUNT_HIGH:.0%} 计算：76 % 是阿里云公布的"
+             "上限；目录中没有 GPU 规格族的费率。回本月数 = 12 × (1 − 折扣)（1 年期承诺、24×7 使用）。", "savings_plan", None),
+    ]
+
+
+def storage_lines(job: Any, catalog: Any, nodes: int) -> list[StorageLine]:
+    w = job.workload
+    essd = catalog.storage.get("essd")
+    size = float(w.dataset_size_gb) if w.dataset_size_gb is not None else None
+    no_price = Text(en="ESSD capacity prices are not in the catalog: no price is given",
+                    zh="目录中没有 ESSD 容量价格：不给出价格")
+    lines = [StorageLine(
+        item=Text(en="ESSD cloud disk for the dataset and checkpoints (PL1 or AutoPL)",
+                  zh="存放数据集与检查点的 ESSD 云盘（PL1 或 AutoPL）"),
+        size_gib=size, note=no_price if size is not None else Text(
+            en=f"{no_price.en}; dataset size not given", zh=f"{no_price.zh}；未给出数据集大小"),
+        source=essd.source if essd else None)]
+    if nodes > 1:
+        cpfs = catalog.storage.get("cpfs_general_purpose")
+        lines.append(StorageLine(
+            item=Text(en="shared file system (CPFS or NAS) so every instance reads the same data",
+                      zh="共享文件系统（CPFS 或 NAS），供各实例读取同一份数据"),
+            size_gib=size, note=Text(en="CPFS/NAS prices are not in the catalog", zh="目录中没有 CPFS/NAS 价格"),
+            source=cpfs.source if cpfs else None))
+    return lines
+
+
+def dedupe(notes: list[Note]) -> list[Note]:
+    seen: set[str] = set()
+    out = []
+    for n in notes:
+        if n.code not in seen:
+            seen.add(n.code)
+            out.append(n)
+    return out

@@ -1,0 +1,108 @@
+"""Totals of one option under pay-as-you-go, spot and a savings plan (ranges, never invented prices)."""
+
+from __future__ import annotations
+
+from gpu_advisor.costing import basis
+from gpu_advisor.costing.models import PurchaseLine, Range
+from gpu_advisor.costing.spot_history import SpotObservation
+from gpu_advisor.i18n import Text
+
+
+def payg_line(hourly: float | None, hours: Range | None, per_month: bool) -> PurchaseLine:
+    if hourly is None:
+        return PurchaseLine(model="payg", available=False, note=Text(
+            en="no price for this type in this region in the catalog: ranked by time only",
+            zh="目录中没有该规格在此地域的价格：仅按时间排序"))
+    if hours is None:
+        return PurchaseLine(model="payg", hourly=Range(low=hourly, high=hourly), note=Text(
+            en="hourly price only: the job time is unknown", zh="仅有小时价：作业时长未知"))
+    unit_en, unit_zh = ("per month of 24x7 operation (730 h)", "按每月 24×7 运行（730 小时）") if per_month else \
+        ("price x instances x wall-clock hours", "单价 × 实例数 × 运行小时数")
+    return PurchaseLine(model="payg", hourly=Range(low=hourly, high=hourly), total=hours.scale(hourly),
+                        note=Text(en=f"pay-as-you-go list price, {unit_en}", zh=f"按量付费目录价，{unit_zh}"))
+
+
+def rework_hours(hours: float) -> float:
+    """Hours redone after interruptions at the assumed worst-case rate (no protection period)."""
+    per_interruption = basis.CHECKPOINT_INTERVAL_H / 2 + basis.RESTART_H
+    return hours * basis.INTERRUPTIONS_PER_H_HIGH * per_interruption
+
+
+def _spot_fraction(observed: SpotObservation | None) -> tuple[float, float, Text]:
+    if observed is not None:
+        return observed.min_ratio, observed.max_ratio, Text(
+            en=f"observed spot/pay-as-you-go ratio {observed.min_ratio:.2f}-{observed.max_ratio:.2f} over "
+               f"{observed.period} in {', '.join(observed.zones)} ({observed.source}, {observed.as_of}); past "
+               "prices do not bound future ones",
+            zh=f"{observed.period} 期间在 {', '.join(observed.zones)} 观察到的抢占式/按量价格比为 "
+               f"{observed.min_ratio:.2f}–{observed.max_ratio:.2f}（{observed.source}，{observed.as_of}）；历史价格不代表未来")
+    return basis.SPOT_FRACTION_LOW, basis.SPOT_FRACTION_HIGH, Text(
+        en="Alibaba states spot prices go as low as 10 % of pay-as-you-go (up to 90 % off) and states no minimum "
+           "discount, so the range runs from 10 % to the full pay-as-you-go price (assumed ceiling)",
+        zh="阿里云称抢占式实例价格最低可至按量价格的 10 %（最高省 90 %），未给出最低折扣，因此区间为按量价格的 "
+           "10 % 至 100 %（上限为假设）")
+
+
+def spot_line(hourly: float | None, hours: Range | None, interruptible: bool,
+              observed: SpotObservation | None) -> PurchaseLine:
+    if not interruptible:
+        return PurchaseLine(model="spot", available=False, note=Text(
+            en="not offered: the job is not marked interruptible (it must resume from checkpoints)",
+            zh="不提供：作业未标明可中断（需能从检查点恢复）"))
+    if hourly is None or hours is None:
+        return PurchaseLine(model="spot", available=False, note=Text(
+            en="no total: price or time unknown", zh="无法给出总价：价格或时长未知"))
+    low_f, high_f, why = _spot_fraction(observed)
+    total = Range(low=hours.low * hourly * low_f, high=(hours.high + rework_hours(hours.high)) * hourly * high_f)
+    rework = Text(
+        en=f"rework assumed up to one interruption per {1 / basis.INTERRUPTIONS_PER_H_HIGH:g} h, each losing half a "
+           f"{basis.CHECKPOINT_INTERVAL_H * 60:g}-minute checkpoint interval plus {basis.RESTART_H * 60:g} min restart; "
+           "the instance is released 5 minutes after the notice (save a checkpoint then); an optional 1-hour "
+           "protection period avoids interruptions in the first hour at a higher, uncatalogued price",
+        zh=f"返工按最坏每 {1 / basis.INTERRUPTIONS_PER_H_HIGH:g} 小时中断一次计，每次损失半个 "
+           f"{basis.CHECKPOINT_INTERVAL_H * 60:g} 分钟的检查点间隔另加 {basis.RESTART_H * 60:g} 分钟重启；"
+           "中断通知后 5 分钟释放实例（可在此时保存检查点）；可选 1 小时保护期可避免首小时被中断，但价格更高且目录中没有")
+    return PurchaseLine(model="spot", total=total, hourly=Range(low=hourly * low_f, high=hourly * high_f),
+                        note=Text(en=f"{why.en}; {rework.en}", zh=f"{why.zh}；{rework.zh}"))
+
+
+def break_even_months(utilisation: float = 1.0) -> Range:
+    """Months of use after which a 1-year commitment at the assumed discount beats pay-as-you-go.
+
+    commitment = (1 - d) x hourly x 8760; pay-as-you-go after m months = hourly x 730 x u x m
+    => m* = 12 x (1 - d) / u  (independent of the price).
+    """
+    term = basis.SAVINGS_TERM_MONTHS
+    return Range(low=term * (1 - basis.SAVINGS_DISCOUNT_HIGH) / utilisation,
+                 high=term * (1 - basis.SAVINGS_DISCOUNT_LOW) / utilisation)
+
+
+def savings_line(payg: PurchaseLine, months: float | None) -> PurchaseLine:
+    keep_low, keep_high = 1 - basis.SAVINGS_DISCOUNT_HIGH, 1 - basis.SAVINGS_DISCOUNT_LOW
+    even = break_even_months()
+    base = Text(
+        en=f"ASSUMED discount {basis.SAVINGS_DISCOUNT_LOW:.0%}-{basis.SAVINGS_DISCOUNT_HIGH:.0%} (Alibaba publishes "
+           f"'up to 76 %'; GPU-family rates are not in the catalog, query QuerySavingsPlansDiscount); a 1-year "
+           f"commitment breaks even after 12 x (1 - discount) = {even.low:.1f}-{even.high:.1f} months of 24x7 use",
+        zh=f"假设折扣 {basis.SAVINGS_DISCOUNT_LOW:.0%}–{basis.SAVINGS_DISCOUNT_HIGH:.0%}（阿里云公布“最高 76 %”；目录中没有 "
+           f"GPU 规格族的费率，请用 QuerySavingsPlansDiscount 查询）；1 年期承诺在 24×7 使用 12 × (1 − 折扣) = "
+           f"{even.low:.1f}–{even.high:.1f} 个月后回本")
+    verdict = _verdict(months, even)
+    note = Text(en=f"{base.en}; {verdict.en}", zh=f"{base.zh}；{verdict.zh}")
+    if payg.hourly is None:
+        return PurchaseLine(model="savings_plan", available=False, break_even_months=even, note=note)
+    total = None if payg.total is None else Range(low=payg.total.low * keep_low, high=payg.total.high * keep_high)
+    hourly = Range(low=payg.hourly.low * keep_low, high=payg.hourly.high * keep_high)
+    return PurchaseLine(model="savings_plan", total=total, hourly=hourly, break_even_months=even, note=note)
+
+
+def _verdict(months: float | None, even: Range) -> Text:
+    if months is None or months < even.low:
+        shown = "under 1" if months is None else f"{months:g}"
+        return Text(en=f"with {shown} month(s) of expected use, pay-as-you-go is cheaper",
+                    zh=f"预计使用 {'不足 1' if months is None else f'{months:g}'} 个月，按量付费更便宜")
+    if months >= even.high:
+        return Text(en=f"with {months:g} months of expected use, a commitment pays off at any assumed discount",
+                    zh=f"预计使用 {months:g} 个月，在假设的任一折扣下承诺都更划算")
+    return Text(en=f"with {months:g} months of expected use, it depends on the actual discount",
+                zh=f"预计使用 {months:g} 个月，是否划算取决于实际折扣")

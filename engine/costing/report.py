@@ -1,0 +1,200 @@
+"""build_cost_report: one best option per GPU model, priced under each purchase model, ranked by cost and time."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gpu_advisor.costing import notes as N
+from gpu_advisor.costing.basis import HOURS_PER_MONTH
+from gpu_advisor.costing.models import CostOption, CostReport, Range, TimeEstimate
+from gpu_advisor.costing.purchase import payg_line, savings_line, spot_line
+from gpu_advisor.costing.spot_history import load_spot_history
+from gpu_advisor.costing.timing import estimate_time
+from gpu_advisor.i18n import Text
+
+if TYPE_CHECKING:
+    from gpu_advisor.defaults import Job
+    from gpu_advisor.planner import Candidate, Plan
+
+BUDGET_CURRENCY = "CNY"  # Workload.budget_* are in CNY
+LEVERS = ("preemptible_spot", "savings_plans")
+
+
+def best_per_gpu(the_plan: Plan) -> list[Candidate]:
+    """The first (best-ranked) option of each GPU model, in the planner's order."""
+    seen: set[str] = set()
+    out = []
+    for c in the_plan.options:
+        if c.gpu.id not in seen:
+            seen.add(c.gpu.id)
+            out.append(c)
+    return out
+
+
+def _is_serving(job: Job) -> bool:
+    return getattr(job.workload.task, "value", job.workload.task) == "inference"
+
+
+def _hours(time: TimeEstimate, job: Job) -> Range | None:
+    if _is_serving(job):
+        return Range(low=HOURS_PER_MONTH, high=HOURS_PER_MONTH)
+    return time.wall_hours
+
+
+def _violations(c: Candidate, time: TimeEstimate, payg_mid: float | None, job: Job) -> list[Text]:
+    w, out = job.workload, [Text(en=s.en, zh=s.zh) for s in c.shortfalls]
+    in_cny = c.price is not None and c.price.currency == BUDGET_CURRENCY
+    if w.budget_per_hour and in_cny and c.hourly > w.budget_per_hour:
+        out.append(Text(en=f"{c.hourly:.2f} {BUDGET_CURRENCY}/h exceeds the hourly budget {w.budget_per_hour:g}",
+                        zh=f"每小时 {c.hourly:.2f} {BUDGET_CURRENCY} 超出每小时预算 {w.budget_per_hour:g}"))
+    if w.budget_total and in_cny and payg_mid is not None and payg_mid > w.budget_total:
+        out.append(Text(en=f"about {payg_mid:,.0f} {BUDGET_CURRENCY} (mid estimate) exceeds the total budget {w.budget_total:g}",
+                        zh=f"约 {payg_mid:,.0f} {BUDGET_CURRENCY}（中间估计）超出总预算 {w.budget_total:g}"))
+    if w.budget_total and payg_mid is None:
+        out.append(Text(en="total cost unknown: cannot check the total budget",
+                        zh="总费用未知：无法核对总预算"))
+    if w.deadline_hours and time.wall_hours is None and not _is_serving(job):
+        out.append(Text(en="time unknown: cannot check the deadline", zh="时长未知：无法核对期限"))
+    if w.deadline_hours and time.wall_hours is not None and time.wall_hours.mid > w.deadline_hours:
+        out.append(Text(en=f"about {time.wall_hours.mid:.1f} h (mid estimate) misses the {w.deadline_hours:g} h deadline",
+                        zh=f"约 {time.wall_hours.mid:.1f} 小时（中间估计）超过 {w.deadline_hours:g} 小时的期限"))
+    return out
+
+
+def cost_option(c: Candidate, job: Job, catalog: Any) -> CostOption:
+    time = estimate_time(c, job)
+    hours = _hours(time, job)
+    history = load_spot_history(catalog.meta.override_file)
+    observed = history.find(c.instance.type, job.region) if history else None
+    payg = payg_line(c.hourly, hours, _is_serving(job))
+    purchases = [payg, spot_line(c.hourly, hours, bool(job.workload.interruptible), observed),
+                 savings_line(payg, job.workload.expected_months_of_use)]
+    p = c.price
+    return CostOption(
+        instance_type=c.instance.type, family=c.instance.family, gpu_id=c.gpu.id, gpu_display=c.gpu.display_name,
+        nodes=c.nodes, gpus_per_node=c.gpus_per_node, total_gpus=c.total_gpus, price_per_hour=c.price_per_hour,
+        hourly_total=c.hourly, currency=p.currency if p else None, region=job.region,
+        price_source=p.source if p else None, price_as_of=p.as_of if p else None, price_origin=p.origin if p else None,
+        time=time, purchases=purchases,
+        violations=_violations(c, time, None if payg.total is None else payg.total.mid, job))
+
+
+def _cost_key(o: CostOption) -> tuple[int, float]:
+    if o.payg_mid is not None:
+        return (0, o.payg_mid)
+    return (1, o.hourly_total) if o.hourly_total is not None else (2, 0.0)
+
+
+def _time_key(o: CostOption) -> tuple[int, float]:
+    return (0, o.time.wall_hours.mid) if o.time.wall_hours is not None else (1, 0.0)
+
+
+def _pick(options: list[CostOption]) -> tuple[str | None, str | None, str | None]:
+    by_cost = sorted(options, key=lambda o: (_cost_key(o), _time_key(o)))
+    by_time = sorted(options, key=lambda o: (_time_key(o), _cost_key(o)))
+    cheapest = next((o.instance_type for o in by_cost if _cost_key(o)[0] < 2), None)
+    fastest = next((o.instance_type for o in by_time if o.time.wall_hours is not None), None)
+    fitting = [o for o in by_cost if not o.violations]
+    recommended = fitting[0].instance_type if fitting else None
+    return cheapest, fastest, recommended
+
+
+def _why(report_opts: dict[str, CostOption], cheapest: str | None, fastest: str | None,
+         recommended: str | None, serving: bool) -> Text | None:
+    if recommended is None:
+        return None
+    rec = report_opts[recommended]
+    basis_en, basis_zh = ("monthly", "每月") if serving else ("total", "总")
+    if rec.payg_mid is not None:
+        why = Text(en=f"lowest {basis_en} pay-as-you-go cost (about {rec.payg_mid:,.0f} {rec.currency}, mid estimate) "
+                      "among the options that meet the constraints",
+                   zh=f"在满足约束的方案中按量付费{basis_zh}费用最低（中间估计约 {rec.payg_mid:,.0f} {rec.currency}）")
+    elif rec.hourly_total is not None:
+        why = Text(en="lowest hourly price among the options that meet the constraints (no job time to compare totals)",
+                   zh="在满足约束的方案中小时价最低（缺少作业时长，无法比较总价）")
+    else:
+        why = Text(en="no option has a price in this region: ranked by time only (planner order where time is unknown)",
+                   zh="该地域没有任何方案的价格：仅按时间排序（时间未知时按规划器顺序）")
+    if fastest == recommended and rec.time.wall_hours is not None:
+        why = Text(en=f"{why.en}; it is also the fastest", zh=f"{why.zh}；同时也是最快的")
+    elif fastest is not None and not serving:
+        fast = report_opts[fastest]
+        why = Text(en=f"{why.en}; {fastest} finishes sooner (about {fast.time.wall_hours.mid:.1f} h) but costs more",
+                   zh=f"{why.zh}；{fastest} 更快（约 {fast.time.wall_hours.mid:.1f} 小时）但更贵")
+    return why
+
+
+def _relax(options: list[CostOption], job: Job) -> list[Text]:
+    w, out = job.workload, []
+    timed = [o.time.wall_hours.mid for o in options if o.time.wall_hours is not None]
+    totals = [o.payg_mid for o in options if o.payg_mid is not None and o.currency == BUDGET_CURRENCY]
+    hourly = [o.hourly_total for o in options if o.hourly_total is not None and o.currency == BUDGET_CURRENCY]
+    if w.deadline_hours and timed and min(timed) > w.deadline_hours:
+        out.append(Text(en=f"deadline: the fastest option needs about {min(timed):.1f} h; allow that, or more GPUs (num_gpus)",
+                        zh=f"期限：最快的方案约需 {min(timed):.1f} 小时；请放宽期限或增加 GPU 数（num_gpus）"))
+    if w.budget_total and totals and min(totals) > w.budget_total:
+        out.append(Text(en=f"total budget: the cheapest option costs about {min(totals):,.0f} CNY pay-as-you-go; raise it, "
+                           "or mark the job interruptible to allow spot",
+                        zh=f"总预算：最便宜的方案按量约 {min(totals):,.0f} 元；请提高预算，或标明作业可中断以使用抢占式实例"))
+    if w.budget_per_hour and hourly and min(hourly) > w.budget_per_hour:
+        out.append(Text(en=f"hourly budget: the cheapest option costs {min(hourly):.2f} CNY/h",
+                        zh=f"每小时预算：最便宜的方案每小时 {min(hourly):.2f} 元"))
+    if not out:
+        out.append(Text(en="every option misses a constraint (see each option's notes); relax the budget or deadline, or "
+                           "reduce the job (batch, resolution, samples)",
+                        zh="每个方案都不满足某项约束（见各方案说明）；请放宽预算或期限，或缩小作业（批大小、分辨率、样本数）"))
+    return out
+
+
+def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport | None:
+    """Cost and time of the plan's options (one per GPU model); None when there is nothing to cost."""
+    if plan is None or not plan.options:
+        return None
+    cands = best_per_gpu(plan)
+    options = [cost_option(c, job, catalog) for c in cands]
+    cheapest, fastest, recommended = _pick(options)
+    by_name = {o.instance_type: o for o in options}
+    options.sort(key=lambda o: (_cost_key(o), _time_key(o)))
+    marked = [o.model_copy(update={"marks": [m for m, n in (("cheapest", cheapest), ("fastest", fastest),
+                                                            ("recommended", recommended)) if n == o.instance_type]})
+              for o in options]
+    notes, sources = _notes(cands, marked)
+    priced = next((o for o in options if o.currency), None)
+    return CostReport(
+        region=job.region, currency=priced.currency if priced else None,
+        basis="month" if _is_serving(job) else "job", options=marked,
+        by_cost=[o.instance_type for o in sorted(options, key=lambda o: (_cost_key(o), _time_key(o)))],
+        by_time=[o.instance_type for o in sorted(options, key=lambda o: (_time_key(o), _cost_key(o)))],
+        cheapest=cheapest, fastest=fastest, recommended=recommended,
+        why=_why(by_name, cheapest, fastest, recommended, _is_serving(job)),
+        relax=[] if recommended else _relax(options, job),
+        storage=N.storage_lines(job, catalog, max(c.nodes for c in cands)),
+        assumptions=notes, sources=sources + _lever_sources(catalog))
+
+
+def _notes(cands: list[Candidate], options: list[CostOption]) -> tuple[list, list[str]]:
+    notes, sources = N.base_notes(), []
+    for c, o in zip(cands, options):
+        if o.time.wall_hours is None:
+            continue
+        for n, srcs in (N.utilisation_note(c), N.scaling_note(c)):
+            notes.append(n)
+            sources.extend(s for s in srcs if s not in sources)
+        notes.extend(o.time.notes)
+    dated = N.price_note(options)
+    return N.dedupe(notes + ([dated] if dated else [])), sources
+
+
+def _lever_sources(catalog: Any) -> list[str]:
+    out: list[str] = []
+    for lever in LEVERS:
+        for fact in catalog.cost_levers.get(lever, ())[:3]:
+            if fact.source and fact.source not in out:
+                out.append(fact.source)
+    return out
+
+
+def job_hours(candidate: Candidate, job: Job) -> float | None:
+    """Wall-clock hours of one option (mid estimate), or None when the time cannot be estimated."""
+    hours = estimate_time(candidate, job).wall_hours
+    return None if hours is None else hours.mid

@@ -1,0 +1,59 @@
+"""Spot price history written by `gpu-advisor catalog refresh` beside the override file (<override>.spot.yaml).
+
+The catalog's override format takes only `prices` (one pay-as-you-go price per type and region) and
+`instance_types`, so observed spot prices live in this sidecar: per type and region the lowest and highest
+SpotPrice / OriginPrice ratio seen over the queried period (DescribeSpotPriceHistory), with source and date.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class SpotObservation(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    type: str
+    region: str
+    min_ratio: float = Field(gt=0, le=1.5)
+    max_ratio: float = Field(gt=0, le=1.5)
+    samples: int = Field(ge=1)
+    zones: list[str]
+    period: str
+    currency: str | None = None
+    source: str
+    as_of: str
+
+
+class SpotHistory(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    spot_price_history: list[SpotObservation]
+
+    def find(self, type_name: str, region: str) -> SpotObservation | None:
+        return next((o for o in self.spot_price_history if o.type == type_name and o.region == region), None)
+
+
+def sidecar_path(override: str | Path) -> Path:
+    path = Path(override)
+    return path.with_name(f"{path.stem}.spot.yaml")
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, mtime: float) -> SpotHistory | None:
+    try:
+        return SpotHistory.model_validate(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, ValidationError):
+        return None
+
+
+def load_spot_history(override: str | Path | None) -> SpotHistory | None:
+    """The sidecar of an override file, or None when there is none (or it does not validate)."""
+    if not override:
+        return None
+    path = sidecar_path(override)
+    if not path.is_file():
+        return None
+    return _load(str(path), path.stat().st_mtime)

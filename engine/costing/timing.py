@@ -1,0 +1,105 @@
+"""Time to train one option: FLOPs of the job / (dense peak x utilisation x GPUs x scaling efficiency).
+
+compute = train_flops_per_sample (memory estimator, at the option's resolved size) x samples x epochs
+          x 4/3 when activations are recomputed (ladder.TIME_FACTOR)
+wall    = compute / (peak TFLOPS x MFU x GPUs x scaling efficiency); GPU-hours = wall x GPUs.
+The low end uses the high utilisation, scaling and peak, the high end the low ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_advisor.costing import basis
+from gpu_advisor.costing.models import Range, TimeEstimate
+from gpu_advisor.i18n import Note, Text, note
+from gpu_advisor.ladder import STEP_CKPT, TIME_FACTOR
+
+CONV_FAMILIES = {"cnn_segmentation", "detection", "classification", "prototype"}
+PRECISION_KEY = {"fp32": "fp32", "fp16_amp": "fp16", "fp16": "fp16", "bf16_amp": "bf16", "bf16": "bf16",
+                 "fp8": "fp8"}
+
+
+def _value(value: Any, default: str) -> str:
+    return default if value is None else str(getattr(value, "value", value))
+
+
+def utilisation_for(family: str, workload: Any) -> basis.Utilisation:
+    if family == "llm" and _value(getattr(workload, "finetune_method", None), "full") == "qlora":
+        return basis.UTILISATION["llm_qlora"]
+    return basis.UTILISATION.get(family, basis.DEFAULT_UTILISATION)
+
+
+def scaling_for(instance: Any, nodes: int, total_gpus: int) -> basis.Scaling:
+    if total_gpus <= 1:
+        return basis.SCALING_ONE_GPU
+    if nodes > 1:
+        return basis.SCALING_RDMA if instance.rdma != "none" else basis.SCALING_TCP
+    return basis.SCALING_NVLINK if instance.nvlink else basis.SCALING_PCIE
+
+
+def peak_tflops(gpu: Any, precision: str, family: str) -> tuple[Range | None, list[Note]]:
+    """Dense peak per GPU at the job's precision; fp32 convolutions may run as TF32 (stated as a note)."""
+    key = PRECISION_KEY.get(precision, precision)
+    base = gpu.tflops(key)
+    if base is None:
+        return None, []
+    tf32 = gpu.tflops("tf32") if key == "fp32" else None
+    if tf32 and family in CONV_FAMILIES:
+        return Range(low=base, high=tf32), [note(
+            "time_tf32", f"fp32 training on {gpu.display_name}: cuDNN runs convolutions in TF32 by default, so the "
+            f"peak is taken as {base:g}-{tf32:g} TFLOPS (FP32 to TF32) ({basis.SRC_TF32}).",
+            f"{gpu.display_name} 上的 fp32 训练：cuDNN 默认以 TF32 执行卷积，峰值按 {base:g}–{tf32:g} TFLOPS"
+            f"（FP32 至 TF32）计（{basis.SRC_TF32}）。", "precision", "fp32")]
+    notes = []
+    if tf32:
+        notes.append(note("time_fp32", f"fp32 matmuls run at the FP32 peak ({base:g} TFLOPS); enabling TF32 "
+                          f"(torch.backends.cuda.matmul.allow_tf32) would raise it to {tf32:g} TFLOPS.",
+                          f"fp32 矩阵乘法按 FP32 峰值（{base:g} TFLOPS）计；开启 TF32 可提高到 {tf32:g} TFLOPS。",
+                          "precision", "fp32"))
+    return Range(low=base, high=base), notes
+
+
+def _missing(en: str, zh: str, **kwargs: Any) -> TimeEstimate:
+    return TimeEstimate(missing=Text(en=en, zh=zh), **kwargs)
+
+
+def _job_size(job: Any) -> tuple[float | None, float, list[Note]]:
+    w = job.workload
+    if w.epochs is not None:
+        return w.num_samples, float(w.epochs), []
+    return w.num_samples, 1.0, [note("time_one_epoch", "Epochs not given: time and cost are for one pass over the "
+                                     "data; multiply by the number of epochs.",
+                                     "未给出训练轮数：时间与费用按遍历一次数据计；请乘以实际轮数。", "epochs", 1)]
+
+
+def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
+    """The wall-clock and GPU-hour range of one option, or what is missing to compute it."""
+    w = candidate.variant.workload
+    if getattr(job.workload.task, "value", job.workload.task) == "inference":
+        return _missing("serving runs continuously: no job time; costs are per month of operation",
+                        "在线服务持续运行：无作业时长；费用按每月运行计")
+    samples, epochs, notes = _job_size(job)
+    precision = _value(w.precision, "fp32")
+    if samples is None:
+        return _missing("number of training samples (num_samples) not given: no time estimate",
+                        "未给出训练样本数（num_samples）：无法估算时间", precision=precision)
+    family = candidate.estimate.profile.family
+    peak, peak_notes = peak_tflops(candidate.gpu, precision, family)
+    if peak is None:
+        return _missing(f"{candidate.gpu.display_name}: dense {precision} TFLOPS not known ({candidate.gpu.tflops_basis}); "
+                        "no time is given rather than a guessed number",
+                        f"{candidate.gpu.display_name}：{precision} 稠密算力未知（{candidate.gpu.tflops_basis}）；"
+                        "不给出时间，以免凭空估计", precision=precision)
+    recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
+    flops = candidate.estimate.train_flops_per_sample * samples * epochs * recompute
+    util = utilisation_for(family, w)
+    scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
+    gpus = candidate.total_gpus
+    fastest = flops / (peak.high * 1e12 * util.high * gpus * scale.high) / 3600
+    slowest = flops / (peak.low * 1e12 * util.low * gpus * scale.low) / 3600
+    wall = Range(low=fastest, high=slowest)
+    return TimeEstimate(total_pflop=flops / 1e15, precision=precision, peak_tflops=peak,
+                        utilisation=Range(low=util.low, high=util.high),
+                        scaling=Range(low=scale.low, high=scale.high), recompute_factor=recompute,
+                        gpu_hours=wall.scale(gpus), wall_hours=wall, notes=notes + peak_notes)

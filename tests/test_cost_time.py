@@ -1,0 +1,123 @@
+"""Time-to-train: FLOPs / (dense peak x utilisation x GPUs x scaling), with hand-built options on real catalog GPUs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import pytest
+
+from gpu_advisor.catalog import load_catalog
+from gpu_advisor.costing import basis
+from gpu_advisor.costing.timing import estimate_time, scaling_for
+from gpu_advisor.workload import Workload
+
+CATALOG = load_catalog()
+
+
+@dataclass
+class FakeCandidate:
+    gpu: object
+    instance: object
+    variant: object
+    estimate: object
+    nodes: int = 1
+    gpus_per_node: int = 1
+    price: object = None
+    shortfalls: list = field(default_factory=list)
+
+    @property
+    def total_gpus(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+
+def make(instance_type: str, workload: dict, family: str = "llm", flops: float = 6e9 * 2048, nodes: int = 1,
+         per_node: int = 1) -> tuple[FakeCandidate, SimpleNamespace]:
+    inst = CATALOG.require_instance(instance_type)
+    w = Workload.model_validate(workload)
+    estimate = SimpleNamespace(train_flops_per_sample=flops, infer_flops_per_sample=flops / 3,
+                               profile=SimpleNamespace(family=family))
+    cand = FakeCandidate(CATALOG.gpu_of(inst), inst, SimpleNamespace(workload=w, step=0), estimate, nodes, per_node)
+    return cand, SimpleNamespace(workload=w, region="cn-hangzhou")
+
+
+LLM = {"task": "llm_finetune", "precision": "bf16", "num_samples": 10_000, "epochs": 2}
+
+
+def test_hours_follow_the_formula_on_an_a10():
+    cand, job = make("ecs.gn7i-c8g1.2xlarge", LLM)
+    t = estimate_time(cand, job)
+    flops = 6e9 * 2048 * 10_000 * 2
+    util = basis.UTILISATION["llm"]
+    assert t.peak_tflops.low == t.peak_tflops.high == 125  # A10 datasheet, dense BF16
+    assert t.wall_hours.low == pytest.approx(flops / (125e12 * util.high) / 3600)
+    assert t.wall_hours.high == pytest.approx(flops / (125e12 * util.low) / 3600)
+    assert t.gpu_hours == t.wall_hours and t.missing is None
+
+
+def test_checkpointing_costs_four_thirds():
+    plain, job = make("ecs.gn7i-c8g1.2xlarge", LLM)
+    ckpt, job2 = make("ecs.gn7i-c8g1.2xlarge", {**LLM, "gradient_checkpointing": True})
+    ratio = estimate_time(ckpt, job2).wall_hours.mid / estimate_time(plain, job).wall_hours.mid
+    assert ratio == pytest.approx(4 / 3)
+
+
+def test_unknown_tflops_give_no_time_and_say_so():
+    cand, job = make("ecs.gn7e-c16g1.4xlarge", LLM)  # AMPERE-80GB: Alibaba states no throughput
+    t = estimate_time(cand, job)
+    assert t.wall_hours is None and t.gpu_hours is None
+    assert "not known" in t.missing.en and "未知" in t.missing.zh
+
+
+def test_unknown_num_samples_gives_no_time():
+    cand, job = make("ecs.gn7i-c8g1.2xlarge", {"task": "llm_finetune", "precision": "bf16"})
+    t = estimate_time(cand, job)
+    assert t.wall_hours is None and "num_samples" in t.missing.en
+
+
+def test_missing_epochs_is_one_pass_and_a_note():
+    cand, job = make("ecs.gn7i-c8g1.2xlarge", {"task": "llm_finetune", "precision": "bf16", "num_samples": 100})
+    t = estimate_time(cand, job)
+    assert t.wall_hours is not None and any(n.code == "time_one_epoch" for n in t.notes)
+
+
+def test_fp32_convolutions_on_ampere_may_use_tf32_as_a_stated_assumption():
+    cand, job = make("ecs.gn7i-c8g1.2xlarge", {"task": "semantic_segmentation", "precision": "fp32",
+                                               "num_samples": 100}, family="cnn_segmentation", flops=1e12)
+    t = estimate_time(cand, job)
+    assert (t.peak_tflops.low, t.peak_tflops.high) == (31.2, 62.5)
+    assert any(n.code == "time_tf32" for n in t.notes)
+
+
+def test_fp32_on_a_gpu_without_tf32_uses_fp32_only():
+    cand, job = make("ecs.gn6v-c8g1.2xlarge", {"task": "semantic_segmentation", "precision": "fp32",
+                                               "num_samples": 100}, family="cnn_segmentation", flops=1e12)
+    t = estimate_time(cand, job)
+    assert t.peak_tflops.low == t.peak_tflops.high == 15.7
+
+
+def test_more_gpus_are_faster_but_not_linearly():
+    one, job = make("ecs.gn7i-c8g1.2xlarge", LLM)
+    four, job4 = make("ecs.gn7i-c32g1.32xlarge", LLM, per_node=4)
+    t1, t4 = estimate_time(one, job), estimate_time(four, job4)
+    assert t4.wall_hours.mid < t1.wall_hours.mid / 3
+    assert t4.gpu_hours.mid > t1.gpu_hours.mid  # scaling loss shows up as extra GPU-hours
+
+
+def test_scaling_is_lower_across_nodes_without_rdma():
+    rdma = SimpleNamespace(rdma="erdma", nvlink=False)
+    tcp = SimpleNamespace(rdma="none", nvlink=False)
+    assert scaling_for(tcp, 2, 16).high < scaling_for(rdma, 2, 16).low
+    assert scaling_for(rdma, 1, 1).low == 1.0
+
+
+def test_serving_has_no_job_time():
+    cand, job = make("ecs.gn7i-c8g1.2xlarge", {"task": "inference", "num_samples": 100})
+    assert estimate_time(cand, job).wall_hours is None
+
+
+def test_two_rdma_instances_use_the_rdma_scaling_range():
+    cand, job = make("ecs.ebmgn7ix.32xlarge", LLM, nodes=2, per_node=8)
+    t = estimate_time(cand, job)
+    assert (t.scaling.low, t.scaling.high) == (basis.SCALING_RDMA.low, basis.SCALING_RDMA.high)
+    assert t.gpu_hours.mid == pytest.approx(t.wall_hours.mid * 16)
