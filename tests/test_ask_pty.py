@@ -3,6 +3,7 @@ explains, Enter accepts defaults, the answer appears, "how 1" shows the rules.""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -31,33 +32,49 @@ def finish(child: "pexpect.spawn") -> int:
     return int(child.exitstatus if child.exitstatus is not None else -1)
 
 
+def _advisor_importable() -> bool:
+    try:
+        importlib.import_module("gpu_advisor.advisor")
+        return True
+    except ImportError:
+        return False
+
+
+REAL = _advisor_importable()
+PROMPT = r"\[默认: [^\]]*\] > "
+
+
 def test_interactive_session_in_a_pty(tmp_path: Path) -> None:
-    child = spawn(tmp_path, SEED)
+    """Against the real advisor once it imports (the fake before that)."""
+    child = spawn(tmp_path, SEED, real=REAL)
     child.expect("我理解到的")
     child.expect(r"\(1/5\) 模型")
-    child.expect(r"\[默认: .*\] > ")
+    child.expect(PROMPT)
     child.sendline("为什么")
     child.expect("激活显存")                     # the why-text
-    child.expect(r"\[默认: .*\] > ")              # asked again
-    child.sendline("")                           # default: the typical model
+    child.expect("按各选项，顾问会选择")          # what the advisor would pick for each choice
+    child.expect(PROMPT)                         # asked again
+    child.sendline("")                           # Enter: the default (the task's typical model)
     child.expect(r"\(2/5\) 输入尺寸")
+    child.expect(PROMPT)
     child.sendline("1024x1024")
     child.expect(r"\(3/5\) 每卡 batch")
+    child.expect(PROMPT)
     child.sendline("?")
     child.expect("batch 成正比")
-    child.sendline("")
-    for _ in range(2):                           # accept the remaining defaults
-        child.expect(r"\[默认: .*\] > ")
-        child.sendline("")
-    child.expect(r"\(\d/5\)")
+    child.expect(PROMPT)
+    child.sendline("")                           # default batch
+    child.expect(r"\(4/5\)")
+    child.expect(PROMPT)
     child.sendline("好了")                        # answer now
     child.expect("推荐配置")
-    child.expect("ecs\\.")
+    child.expect(r"ecs\.")
     child.expect("单卡显存估算")
+    child.expect(r"\[1\]")
     child.expect("how N")
     child.expect("> ")
     child.sendline("how 1")
-    child.expect("gpu.fit")
+    child.expect(r"\S+ — \S+")                  # rule id — title
     child.expect("> ")
     child.sendline("")
     assert finish(child) == 0

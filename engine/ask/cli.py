@@ -47,8 +47,10 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-def run_ask(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
-    """Run one `ask`; returns the exit code."""
+def run_ask(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Run one `ask`; returns the exit code. stdin/stdout default to sys.stdin/sys.stdout at call time."""
+    stdin = stdin if stdin is not None else sys.stdin
+    stdout = stdout if stdout is not None else sys.stdout
     question = " ".join(args.question) if isinstance(args.question, list) else str(args.question)
     lang = args.lang or "en"
     try:

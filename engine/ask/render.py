@@ -13,7 +13,8 @@ from gpu_advisor.ask.textui import Style, bars, table
 SECTION_NAMES = {
     "gpu": ("GPU", "GPU"), "cpu": ("CPU", "CPU"), "ram": ("RAM", "内存"), "storage": ("Storage", "存储"),
     "network": ("Network", "网络"), "precision": ("Precision", "精度"), "platform": ("Platform", "平台"),
-    "cost": ("Cost", "费用"), "memory": ("Memory", "显存"),
+    "cost": ("Cost", "费用"), "memory": ("Memory", "显存"), "tier": ("Tier", "档位"), "os": ("OS", "系统"),
+    "monitoring": ("Monitoring", "监控"),
 }
 UI = {
     "understood": ("What I understood", "我理解到的"), "assumed": ("Assumed", "假设"),
