@@ -21,6 +21,7 @@ from gpu_advisor.workload import Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
 EXCLUDED_STATUS = ("not_recommended", "preview")
+SOFT_SHORTFALL = 0.10  # a type up to 10 % short of the vCPU / RAM estimate is ranked normally (and warned about)
 
 
 @dataclass
@@ -54,11 +55,17 @@ class Candidate:
         cap = self.gpu.memory_gb
         return round(100.0 * (1 - self.estimate.device_total_gib / cap), 1)
 
+    @property
+    def hard_shortfall(self) -> bool:
+        """Short by more than SOFT_SHORTFALL of the vCPU or RAM need: worse than paying for a bigger type."""
+        t = self.instance
+        return t.vcpu < self.vcpu_need * (1 - SOFT_SHORTFALL) or t.memory_gib < self.ram_need_gib * (1 - SOFT_SHORTFALL)
+
     def rank_key(self) -> tuple[float, ...]:
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
-        return (len(self.shortfalls) > 0, hourly is None, effective, self.variant.step, self.total_gpus,
-                -self.gpu.memory_gb)
+        return (self.hard_shortfall, hourly is None, effective, len(self.shortfalls), self.variant.step,
+                self.total_gpus, -self.gpu.memory_gb)
 
 
 @dataclass
