@@ -35,9 +35,23 @@ def ui(key: str, lang: str) -> str:
     return zh if lang == "zh" else en
 
 
+# Labels of fields that have no follow-up question (those take theirs from knowledge/ask/questions.yaml).
+FIELD_LABELS = {
+    "stage": ("Stage", "阶段"), "backbone": ("Backbone", "骨干网络"), "num_gpus": ("GPUs", "GPU 数"),
+    "optimizer": ("Optimizer", "优化器"), "gradient_checkpointing": ("Gradient checkpointing", "梯度检查点"),
+    "lora_rank": ("LoRA rank", "LoRA 秩"), "distributed": ("Distributed", "分布式策略"),
+    "pytorch_version": ("PyTorch", "PyTorch 版本"), "num_classes": ("Classes", "类别数"),
+    "data_loader_workers": ("Loader workers", "数据加载进程"), "augmentation": ("Augmentation", "数据增强"),
+    "budget_total": ("Total budget (CNY)", "总预算（元）"), "expected_months_of_use": ("Months of use", "使用月数"),
+}
+
+
 def field_label(field: str, lang: str) -> str:
     q = load_questions().questions.get(field)
-    return q.label.get(lang) if q else field
+    if q:
+        return q.label.get(lang)
+    en, zh = FIELD_LABELS.get(field, (field, field))
+    return zh if lang == "zh" else en
 
 
 def fmt_value(value: Any, lang: str) -> str:
