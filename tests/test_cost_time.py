@@ -121,3 +121,11 @@ def test_two_rdma_instances_use_the_rdma_scaling_range():
     t = estimate_time(cand, job)
     assert (t.scaling.low, t.scaling.high) == (basis.SCALING_RDMA.low, basis.SCALING_RDMA.high)
     assert t.gpu_hours.mid == pytest.approx(t.wall_hours.mid * 16)
+
+
+def test_lora_counts_four_n_when_the_estimator_counts_six_n():
+    full, job = make("ecs.gn7i-c8g1.2xlarge", LLM)
+    lora, job2 = make("ecs.gn7i-c8g1.2xlarge", {**LLM, "finetune_method": "lora"})
+    t_full, t_lora = estimate_time(full, job), estimate_time(lora, job2)
+    assert t_lora.total_pflop == pytest.approx(t_full.total_pflop * 4 / 6)
+    assert any(n.code == "time_lora_flops" for n in t_lora.notes)

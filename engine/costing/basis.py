@@ -1,8 +1,9 @@
 """Every number the time and cost estimate uses that is not computed: each with its source, or an assumption.
 
-Utilisation is model-FLOPs utilisation (MFU) as PaLM defines it: the observed model-FLOPs throughput (without
-recomputation) divided by the dense peak (Chowdhery et al. 2022, arXiv:2204.02311, sec. 4.1). Recomputation
-from activation checkpointing is counted separately as 4/3 of the compute (ladder.TIME_FACTOR).
+Utilisation is the share of the dense peak spent on executed FLOPs. Because recomputation from activation
+checkpointing is counted in the compute (x 4/3, ladder.TIME_FACTOR), this is hardware FLOPs utilisation (HFU);
+PaLM defines MFU (without recomputation) and HFU (with it) in Chowdhery et al. 2022, arXiv:2204.02311, sec. 4.1
+and Appendix B.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ SRC_PALM = "Chowdhery et al. 2022, PaLM, arXiv:2204.02311, Table 3 (MFU: GPT-3 2
 SRC_KORTHIKANTI = ("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, "
                    "arXiv:2205.05198 (530B on 2240 A100: MFU 54.2 % with selective recomputation, 42.1 % with full)")
 SRC_MEGATRON = "NVIDIA Megatron-LM README, MFU/HFU table (1T parameters: MFU 56.3 %), https://github.com/NVIDIA/Megatron-LM"
+SRC_TORCHTUNE = ("pytorch/torchtune README 'Memory and training speed' and Llama 3.2 3B optimisation table "
+                 "(as recorded in shared/benchmarks/memory/llm_finetune_dev.csv)")
+SRC_LORA = ("Hu et al. 2021, LoRA, arXiv:2106.09685: frozen weights need no weight gradients, so the backward pass "
+            "of the base model does input-gradient GEMMs only (2N of the 4N per token) -> 4N instead of 6N")
 SRC_GOYAL = "Goyal et al. 2017, Accurate, Large Minibatch SGD, arXiv:1706.02677 (~90 % scaling efficiency 8 -> 256 GPUs)"
 SRC_HOROVOD = "Sergeev & Del Balso 2018, Horovod, arXiv:1802.05799 (88 % scaling efficiency, 128 GPUs, RDMA)"
 SRC_TF32 = ("PyTorch docs, CUDA semantics, 'TensorFloat-32 (TF32) on Ampere (and later) devices': cuDNN convolutions "
@@ -29,14 +34,17 @@ class Utilisation:
     sources: tuple[str, ...] = ()
 
 
-_LLM = Utilisation(0.25, 0.50, Text(
-    en="large-scale pre-training reaches 46-56 % MFU on tuned clusters (PaLM, Megatron-LM); single-node fine-tuning "
-       "stacks reach less, so 25-50 % is assumed",
-    zh="大规模预训练在调优良好的集群上 MFU 可达 46–56 %（PaLM、Megatron-LM）；单机微调通常更低，此处假设 25–50 %"),
-    (SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON))
-_QLORA = Utilisation(0.15, 0.35, Text(
-    en="assumption: 4-bit base weights are de-quantised on every matmul, so MFU is lower than for bf16 (15-35 %)",
-    zh="假设：4 bit 基座权重在每次矩阵乘法时都要反量化，MFU 低于 BF16，取 15–35 %"))
+_LLM = Utilisation(0.30, 0.60, Text(
+    en="share of dense peak spent on executed FLOPs (recomputation included, i.e. hardware FLOPs utilisation): tuned "
+       "large-scale training reaches 57-58 % (PaLM, Megatron-LM); torchtune's published Llama 3.2 3B full fine-tune "
+       "on one A100 implies ~57 %; untuned stacks reach less, so 30-60 % is assumed",
+    zh="实际执行 FLOPs（含重计算，即硬件 FLOPs 利用率）占稠密峰值的比例：调优良好的大规模训练可达 57–58 %"
+       "（PaLM、Megatron-LM）；torchtune 公布的 Llama 3.2 3B 单卡 A100 全参微调约合 57 %；未调优的框架更低，"
+       "此处假设 30–60 %"),
+    (SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON, SRC_TORCHTUNE))
+_QLORA = Utilisation(0.20, 0.45, Text(
+    en="assumption: 4-bit base weights are de-quantised on every matmul, so utilisation is lower than for bf16 (20-45 %)",
+    zh="假设：4 bit 基座权重在每次矩阵乘法时都要反量化，利用率低于 BF16，取 20–45 %"))
 _ENCODER = Utilisation(0.20, 0.45, Text(
     en="assumption: BERT-class encoders at short sequences keep Tensor Cores less busy than large decoders (20-45 %)",
     zh="假设：短序列的 BERT 类编码器对 Tensor Core 的利用低于大型解码器，取 20–45 %"), (SRC_PALM,))
@@ -76,6 +84,9 @@ SCALING_RDMA = Scaling(0.80, 0.90, Text(
 SCALING_TCP = Scaling(0.50, 0.70, Text(
     en="several instances without RDMA (TCP): 50-70 % scaling efficiency (assumption)",
     zh="多台实例无 RDMA（TCP）：扩展效率 50–70 %（假设）"))
+
+# LoRA / QLoRA: forward 2N + input gradients 2N, no weight gradients for the frozen base (adapters are negligible).
+LORA_FLOPS_FACTOR = 4 / 6
 
 # Spot (preemptible) instances: Alibaba states "up to 90 %" savings and "as low as 10 % of pay-as-you-go" and no
 # minimum discount (catalog cost_levers preemptible_spot.1-3); that the spot price never exceeds pay-as-you-go is

@@ -13,8 +13,8 @@ from gpu_advisor.i18n import Note, Text, note
 def utilisation_note(candidate: Any) -> tuple[Note, tuple[str, ...]]:
     family = candidate.estimate.profile.family
     util = utilisation_for(family, candidate.variant.workload)
-    text_en = f"Utilisation (MFU, PaLM definition) for {family}: {util.low:.0%}-{util.high:.0%} of dense peak; {util.why.en}."
-    text_zh = f"{family} 的算力利用率（MFU，按 PaLM 的定义）：稠密峰值的 {util.low:.0%}–{util.high:.0%}；{util.why.zh}。"
+    text_en = f"Utilisation (executed FLOPs incl. recompute / dense peak) for {family}: {util.low:.0%}-{util.high:.0%} of dense peak; {util.why.en}."
+    text_zh = f"{family} 的算力利用率（实际执行 FLOPs（含重计算）÷ 稠密峰值）：稠密峰值的 {util.low:.0%}–{util.high:.0%}；{util.why.zh}。"
     return note(f"time_mfu_{family}", text_en, text_zh, "utilisation", [util.low, util.high]), util.sources
 
 

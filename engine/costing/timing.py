@@ -60,6 +60,19 @@ def peak_tflops(gpu: Any, precision: str, family: str) -> tuple[Range | None, li
     return Range(low=base, high=base), notes
 
 
+def lora_factor(estimate: Any, workload: Any) -> tuple[float, list[Note]]:
+    """2/3 for LoRA/QLoRA when the estimator still counts full 6N training FLOPs (train = 3 x inference)."""
+    method = _value(getattr(workload, "finetune_method", None), "full")
+    infer = getattr(estimate, "infer_flops_per_sample", 0.0) or 0.0
+    if method not in ("lora", "qlora") or infer <= 0 or abs(estimate.train_flops_per_sample / infer - 3.0) > 0.05:
+        return 1.0, []
+    return basis.LORA_FLOPS_FACTOR, [note(
+        "time_lora_flops", f"{method}: the frozen base needs no weight gradients, so training costs 4N instead of 6N "
+        f"FLOPs per token (x {basis.LORA_FLOPS_FACTOR:.2f}; {basis.SRC_LORA}).",
+        f"{method}：冻结的基座权重无需计算权重梯度，每 token 训练 FLOPs 为 4N 而非 6N（× {basis.LORA_FLOPS_FACTOR:.2f}；"
+        f"{basis.SRC_LORA}）。", "finetune_method", method)]
+
+
 def _missing(en: str, zh: str, **kwargs: Any) -> TimeEstimate:
     return TimeEstimate(missing=Text(en=en, zh=zh), **kwargs)
 
@@ -92,7 +105,8 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
                         f"{candidate.gpu.display_name}：{precision} 稠密算力未知（{candidate.gpu.tflops_basis}）；"
                         "不给出时间，以免凭空估计", precision=precision)
     recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
-    flops = candidate.estimate.train_flops_per_sample * samples * epochs * recompute
+    lora, lora_notes = lora_factor(candidate.estimate, w)
+    flops = candidate.estimate.train_flops_per_sample * lora * samples * epochs * recompute
     util = utilisation_for(family, w)
     scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
     gpus = candidate.total_gpus
@@ -102,4 +116,4 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     return TimeEstimate(total_pflop=flops / 1e15, precision=precision, peak_tflops=peak,
                         utilisation=Range(low=util.low, high=util.high),
                         scaling=Range(low=scale.low, high=scale.high), recompute_factor=recompute,
-                        gpu_hours=wall.scale(gpus), wall_hours=wall, notes=notes + peak_notes)
+                        gpu_hours=wall.scale(gpus), wall_hours=wall, notes=notes + peak_notes + lora_notes)
