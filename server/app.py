@@ -1,0 +1,58 @@
+"""gpu-advisor as an MCP server: ``build_server()`` and ``serve(transport, host, port)``.
+
+The server is built on demand, never at import time (constructing MCPServer configures root logging).
+Run it with ``gpu-advisor serve`` (stdio) or ``gpu-advisor serve --transport http``; see docs/mcp.md.
+"""
+
+import sys
+from typing import Any
+
+from gpu_advisor import __version__
+
+INSTRUCTIONS = """gpu-advisor recommends Alibaba Cloud GPU instance types for training, fine-tuning and serving ML models,
+from a knowledge base of sourced rules and a dated catalog. Every answer states its assumptions and the rule ids
+behind each line.
+- recommend_gpu_config: the main tool; fill the Workload fields the user gave (task is required), set lang to the
+  user's language (zh or en). Unknown fields get stated defaults.
+- estimate_memory: GPU memory per card alone. ask: a free-text question when you cannot fill the fields.
+- list_instance_types: browse the catalog. explain_rule: the text and sources of a rule id seen in an answer.
+Errors name the field to fix. Prices are a dated snapshot: tell the user to confirm them in the console."""
+
+
+def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:8000") -> Any:
+    """The MCPServer with tools, resources and prompts. ``token`` turns on bearer auth (HTTP only)."""
+    from mcp.server.mcpserver import MCPServer
+
+    from gpu_advisor.server.resources import add_prompts, add_resources
+    from gpu_advisor.server.tools import all_tools
+
+    auth: dict[str, Any] = {}
+    if token:
+        from mcp.server.auth.settings import AuthSettings
+
+        from gpu_advisor.server.http import StaticTokenVerifier
+
+        auth = {"auth": AuthSettings(issuer_url=base_url, resource_server_url=None),
+                "token_verifier": StaticTokenVerifier(token)}
+    server = MCPServer("gpu-advisor", title="gpu-advisor: Alibaba Cloud GPU server advisor",
+                       instructions=INSTRUCTIONS, version=__version__, tools=all_tools(),
+                       log_level="WARNING", **auth)
+    add_resources(server)
+    add_prompts(server)
+    return server
+
+
+def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> int:
+    """Run the server until its client disconnects (stdio) or it is interrupted (http). Returns an exit code."""
+    if transport == "stdio":
+        try:
+            build_server().run("stdio")
+        except KeyboardInterrupt:  # pragma: no cover - Ctrl-C
+            pass
+        return 0
+    if transport == "http":
+        from gpu_advisor.server.http import run_http
+
+        return run_http(host, port)
+    sys.stderr.write(f"gpu-advisor serve: unknown transport {transport!r} (stdio or http)\n")
+    return 2

@@ -1,0 +1,116 @@
+"""How a gpu-advisor tool is built on the SDK: advertised schemas from pydantic models, our own validation.
+
+The SDK would validate arguments itself and answer bad ones with pydantic's English text behind an
+"Error executing tool" prefix. A tool error should instead name the field in the language the caller asked
+for, so each tool here takes its arguments as they came (a pass-through argument model), validates them
+with the library (``workload_from_dict``) or its own input model, and returns an ``is_error`` result with
+that message. The advertised input schema is still the input model's JSON schema, and successful results
+are validated by the SDK against the advertised output schema.
+"""
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from gpu_advisor.server.errors import describe_advisor_error, describe_validation, pick_lang
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+Handler = Callable[[Any, str], tuple[BaseModel, str]]
+Validator = Callable[[dict[str, Any], str], Any]
+
+
+class ToolInputError(Exception):
+    """A bad argument, already described in the caller's language."""
+
+
+class PassThroughArgs(ArgModelBase):
+    """Accepts any arguments and hands them to the tool unchanged (the tool validates them itself)."""
+
+    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with local ``#/$defs/X`` references replaced by their definitions (no ``$defs`` left).
+
+    Some MCP clients and model providers do not resolve ``$ref`` in tool input schemas; enums are then lost.
+    Only for non-recursive models (the tool inputs are)."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                target = resolve(defs[ref.removeprefix("#/$defs/")])
+                return {**target, **{k: resolve(v) for k, v in node.items() if k != "$ref"}}
+            return {k: resolve(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        return node
+
+    return resolve(schema)
+
+
+def pre_parse(arguments: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    """Some clients send lists and objects as JSON text (e.g. input_size "[1024, 1024]"): parse those."""
+    out = dict(arguments)
+    for key, value in arguments.items():
+        info = model.model_fields.get(key)
+        if info is None or not isinstance(value, str) or not value.strip().startswith(("[", "{")):
+            continue
+        if any(word in str(info.annotation) for word in ("tuple", "list", "dict")):
+            try:
+                out[key] = json.loads(value)
+            except (ValueError, RecursionError):
+                pass
+    return out
+
+
+def model_validator(model: type[BaseModel]) -> Validator:
+    """Validate arguments into ``model``; a ValidationError becomes a ToolInputError in lang."""
+
+    def validate(arguments: dict[str, Any], lang: str) -> BaseModel:
+        try:
+            return model.model_validate(pre_parse(arguments, model))
+        except ValidationError as exc:
+            raise ToolInputError(describe_validation(exc, model, lang)[0]) from None
+
+    return validate
+
+
+def error_result(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def make_tool(name: str, title: str, description: str, input_model: type[BaseModel], output_model: type[BaseModel],
+              handler: Handler, validator: Validator | None = None) -> Tool:
+    """A read-only tool: validate, call ``handler(input, lang) -> (output model, text)``, return both."""
+    from gpu_advisor.errors import AdvisorError
+
+    validate = validator or model_validator(input_model)
+
+    def run(**arguments: Any) -> CallToolResult:
+        lang = pick_lang(arguments.get("lang"))
+        try:
+            value = validate(arguments, lang)
+            output, text = handler(value, lang)
+        except ToolInputError as exc:
+            return error_result(str(exc))
+        except AdvisorError as exc:
+            return error_result(describe_advisor_error(exc, lang))
+        return CallToolResult(content=[TextContent(type="text", text=text)],
+                              structured_content=output.model_dump(mode="json"))
+
+    run.__name__ = name
+    return Tool(fn=run, name=name, title=title, description=description,
+                parameters=inline_refs(input_model.model_json_schema()),
+                fn_metadata=FuncMetadata(arg_model=PassThroughArgs, output_model=output_model),
+                is_async=False, annotations=READ_ONLY)

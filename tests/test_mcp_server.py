@@ -1,0 +1,254 @@
+"""The MCP server in-process, through the SDK's own Client: tools, schemas, errors, resources, prompts."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from gpu_advisor.server.app import build_server
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {"recommend_gpu_config", "estimate_memory", "ask", "list_instance_types", "explain_rule"}
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SEMSEG = {"task": "semantic_segmentation", "model": "DeepLabV3+", "input_size": [1024, 1024], "lang": "en"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def server():
+    return build_server()
+
+
+async def _session(server, fn):
+    from mcp import Client
+
+    async with Client(server) as client:
+        return await fn(client)
+
+
+async def _call(server, name: str, args: dict):
+    async def go(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        return tools[name], await client.call_tool(name, args)
+
+    return await _session(server, go)
+
+
+def _ok(tool, result) -> dict:
+    assert not result.is_error, result.content[0].text
+    Draft202012Validator(tool.output_schema).validate(result.structured_content)
+    assert result.content[0].type == "text" and result.content[0].text.strip()
+    return result.structured_content
+
+
+async def test_lists_five_read_only_tools_with_schemas(server) -> None:
+    tools = await _session(server, lambda c: c.list_tools())
+    by_name = {t.name: t for t in tools.tools}
+    assert set(by_name) == TOOLS
+    for tool in by_name.values():
+        assert tool.annotations.read_only_hint and not tool.annotations.destructive_hint
+        assert tool.input_schema["type"] == "object" and tool.output_schema["type"] == "object"
+        assert "$ref" not in json.dumps(tool.input_schema), f"{tool.name}: inline input schema"
+        Draft202012Validator.check_schema(tool.input_schema)
+        Draft202012Validator.check_schema(tool.output_schema)
+        for name, prop in tool.input_schema["properties"].items():
+            assert prop.get("description"), f"{tool.name}.{name} has no description"
+        # No tool takes a path, a command or a URL: the server never touches files or a shell.
+        assert not {"path", "file", "command", "url"} & set(tool.input_schema["properties"])
+    schema = by_name["recommend_gpu_config"].input_schema
+    from gpu_advisor.workload import Workload
+
+    assert set(schema["properties"]) == set(Workload.model_fields) and schema["required"] == ["task"]
+    assert "semantic_segmentation" in schema["properties"]["task"]["enum"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_recommend_structured_and_markdown(server, lang: str) -> None:
+    from gpu_advisor import recommend
+
+    tool, result = await _call(server, "recommend_gpu_config", {**SEMSEG, "lang": lang})
+    data = _ok(tool, result)
+    rec = recommend({**SEMSEG, "lang": lang}, lang=lang)
+    assert data == rec.model_dump(mode="json")
+    assert result.content[0].text == rec.render(lang)
+    assert bool(CJK.search(result.content[0].text)) == (lang == "zh")
+
+
+async def test_input_size_sent_as_json_text_is_accepted(server) -> None:
+    tool, result = await _call(server, "recommend_gpu_config", {**SEMSEG, "input_size": "[512, 1024]"})
+    assert _ok(tool, result)["workload"]["input_size"] == [512, 1024]
+
+
+async def test_estimate_memory(server) -> None:
+    tool, result = await _call(server, "estimate_memory", {"task": "llm_finetune", "model": "Llama 3.1 8B", "lang": "en"})
+    data = _ok(tool, result)
+    assert data["device_total_gib"] > data["allocated_peak_gib"] > 0 and data["breakdown"]["weights"] > 0
+    assert "GiB" in result.content[0].text
+
+
+async def test_ask_shares_the_cli_parser(server) -> None:
+    from gpu_advisor.ask import answer_question
+
+    question = "用 DeepLabV3+ 在 Cityscapes 上训练语义分割，1024x1024，需要什么 GPU？"
+    tool, result = await _call(server, "ask", {"question": question})
+    data = _ok(tool, result)
+    parsed, rec = answer_question(question)
+    assert data["lang"] == "zh" and data["workload_fields"]["task"] == "semantic_segmentation"
+    assert {u["field"] for u in data["understood"]} == {u.field for u in parsed.understood}
+    assert data["recommendation"]["instance"]["instance_type"] == rec.instance.instance_type
+    tool, result = await _call(server, "ask", {"question": question, "lang": "en"})
+    assert _ok(tool, result)["lang"] == "en"
+
+
+async def test_list_instance_types_filters(server) -> None:
+    tool, result = await _call(server, "list_instance_types", {"gpu_count": 8, "rdma": True})
+    data = _ok(tool, result)
+    assert data["total"] > 0 and all(r["gpu_count"] == 8 and r["rdma"] != "none" for r in data["instance_types"])
+    tool, result = await _call(server, "list_instance_types", {"gpu": "a10", "max_price_per_hour": 20, "lang": "en"})
+    data = _ok(tool, result)
+    assert data["region"] == "cn-hangzhou" and data["total"] > 0
+    prices = [r["price_per_hour"] for r in data["instance_types"]]
+    assert all(r["gpu_id"] == "A10" for r in data["instance_types"]) and prices == sorted(prices) and max(prices) <= 20
+    tool, result = await _call(server, "list_instance_types", {"gpu": "A100", "limit": 1})
+    data = _ok(tool, result)
+    assert len(data["instance_types"]) == 1 and data["instance_types"][0]["gpu_id"] == "A100-40GB"
+    assert data["knowledge_version"] and data["catalog_compiled_on"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_explain_rule(server, lang: str) -> None:
+    from gpu_advisor.advisor import get_knowledge
+
+    tool, result = await _call(server, "explain_rule", {"rule_id": "tier-entry", "lang": lang})
+    data = _ok(tool, result)
+    rule = get_knowledge().rules.by_id("TIER-ENTRY")
+    assert data["id"] == "TIER-ENTRY" and data["title"] == rule.title.get(lang) and data["sources"] == rule.sources
+    assert data["when"] and "TIER-ENTRY" in result.content[0].text
+
+
+BAD = [
+    # (tool, arguments, field the message must name)
+    ("recommend_gpu_config", {"task": "semantic_segmentation", "num_gpus": "four"}, "num_gpus"),
+    ("recommend_gpu_config", {"task": "semantic_segmentation", "num_gpus": 0}, "num_gpus"),
+    ("recommend_gpu_config", {"task": "semantic_segmentation", "batch_size_per_gpu": 10**9}, "batch_size_per_gpu"),
+    ("recommend_gpu_config", {"task": "segmentation"}, "task"),
+    ("recommend_gpu_config", {"model": "Llama 3.1 8B"}, "task"),
+    ("recommend_gpu_config", {"task": "llm_finetune", "model": "Llama 9000B"}, "model"),
+    ("recommend_gpu_config", {"task": "llm_finetune", "gpus": 8}, "gpus"),
+    ("recommend_gpu_config", {"task": "inference", "interruptible": "maybe"}, "interruptible"),
+    ("estimate_memory", {"task": "semantic_segmentation", "input_size": [8, 8]}, "input_size"),
+    ("ask", {"question": ""}, "question"),
+    ("ask", {}, "question"),
+    ("list_instance_types", {"limit": 0}, "limit"),
+    ("list_instance_types", {"gpu": "H800"}, "gpu"),
+    ("list_instance_types", {"region": "../etc"}, "region"),
+    ("explain_rule", {"rule_id": "TIER-ENTRI"}, "rule_id"),
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("tool_name, args, field", BAD, ids=[f"{t}-{f}-{i}" for i, (t, _, f) in enumerate(BAD)])
+async def test_bad_arguments_are_tool_errors_in_the_requested_language(server, tool_name, args, field, lang) -> None:
+    _, result = await _call(server, tool_name, {**args, "lang": lang})
+    assert result.is_error and result.structured_content is None
+    text = result.content[0].text
+    assert field in text, text
+    assert "Traceback" not in text and "Error executing tool" not in text and "pydantic" not in text
+    if lang == "zh":
+        assert CJK.search(text), text
+    else:
+        assert not CJK.search(text), text
+
+
+async def test_suggestions_for_an_unknown_model_and_rule(server) -> None:
+    _, result = await _call(server, "recommend_gpu_config", {"task": "llm_finetune", "model": "Llama 3.1 9B", "lang": "en"})
+    assert result.is_error and "llama" in result.content[0].text.lower()
+    _, result = await _call(server, "explain_rule", {"rule_id": "TIER-ENTRI", "lang": "en"})
+    assert "TIER-ENTRY" in result.content[0].text
+
+
+async def test_unexpected_failure_hides_the_exception(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpu_advisor
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("secret internal detail")
+
+    monkeypatch.setattr(gpu_advisor, "recommend", boom)
+    _, result = await _call(server, "recommend_gpu_config", {"task": "semantic_segmentation"})
+    assert result.is_error and "secret" not in result.content[0].text
+    assert "recommend_gpu_config" in result.content[0].text and "Traceback" not in result.content[0].text
+
+
+async def test_resources_carry_versions_and_dates(server) -> None:
+    async def go(client):
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+        catalog = json.loads((await client.read_resource("gpu-advisor://catalog/instances")).contents[0].text)
+        index = json.loads((await client.read_resource("gpu-advisor://rules")).contents[0].text)
+        rule = json.loads((await client.read_resource("gpu-advisor://rules/TIER-ENTRY")).contents[0].text)
+        schema = json.loads((await client.read_resource("gpu-advisor://workload/schema")).contents[0].text)
+        return listed, templates, catalog, index, rule, schema
+
+    listed, templates, catalog, index, rule, schema = await _session(server, go)
+    assert {"gpu-advisor://catalog/instances", "gpu-advisor://rules", "gpu-advisor://workload/schema"} <= listed
+    assert "gpu-advisor://rules/{rule_id}" in templates
+    for doc in (catalog, index, rule):
+        assert doc["knowledge_version"] and doc["catalog_compiled_on"]
+    assert catalog["instance_types"] and all("as_of" in r and "source" in r for r in catalog["instance_types"])
+    assert len(index["rules"]) == index["rule_count"] and index["rules"][0]["uri"].startswith("gpu-advisor://rules/")
+    assert rule["zh"]["id"] == rule["en"]["id"] == "TIER-ENTRY" and rule["en"]["sources"]
+    assert schema["required"] == ["task"]
+
+
+async def test_unknown_rule_resource_is_a_protocol_error(server) -> None:
+    from mcp import MCPError
+
+    async def go(client):
+        try:
+            await client.read_resource("gpu-advisor://rules/NOPE-1")
+        except MCPError as exc:
+            return exc
+        return None
+
+    error = await _session(server, go)
+    assert isinstance(error, MCPError) and "no rule 'NOPE-1'" in str(error)
+
+
+@pytest.mark.parametrize("lang, needle", [("zh", "recommend_gpu_config"), ("en", "recommend_gpu_config")])
+async def test_prompts(server, lang: str, needle: str) -> None:
+    async def go(client):
+        names = {p.name: p for p in (await client.list_prompts()).prompts}
+        got = await client.get_prompt("size_training_job", {"lang": lang, "job": "SegFormer-B5 on ADE20K"})
+        empty = await client.get_prompt("size_inference_service", {"lang": lang})
+        return names, got, empty
+
+    names, got, empty = await _session(server, go)
+    assert {"size_training_job", "size_inference_service"} <= set(names)
+    assert {a.name for a in names["size_training_job"].arguments} == {"lang", "job"}
+    text = got.messages[0].content.text
+    assert needle in text and "SegFormer-B5 on ADE20K" in text and "batch_size_per_gpu" in text
+    assert bool(CJK.search(text)) == (lang == "zh")
+    assert "{job}" not in empty.messages[0].content.text
+
+
+def test_version_does_not_import_mcp() -> None:
+    code = ("import sys\nfrom gpu_advisor.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'gpu_advisor.server'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.strip().endswith("[]"), out
+
+
+def test_importing_the_server_builds_nothing() -> None:
+    code = ("import logging\nbefore = list(logging.getLogger().handlers)\n"
+            "import gpu_advisor.server.app, gpu_advisor.server.tools, gpu_advisor.server.resources, gpu_advisor.server.http\n"
+            "print(logging.getLogger().handlers == before)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.strip() == "True"

@@ -1,0 +1,204 @@
+"""The server as its users run it: `gpu-advisor serve` over stdio and over streamable HTTP on 127.0.0.1,
+driven by the SDK's own client; plus the HTTP security checks (token, Origin, Host, body size)."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+pytestmark = pytest.mark.anyio
+
+CALLS = {
+    "recommend_gpu_config": {"task": "semantic_segmentation", "model": "DeepLabV3+", "input_size": [1024, 1024], "lang": "en"},
+    "estimate_memory": {"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "lang": "zh"},
+    "ask": {"question": "Fine-tune Llama 3.1 8B with LoRA, seq len 4096, bf16, in Singapore"},
+    "list_instance_types": {"gpu": "L20", "region": "cn-hangzhou"},
+    "explain_rule": {"rule_id": "TIER-ENTRY", "lang": "en"},
+}
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+TIMEOUT_S = 90
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def serve_command() -> list[str]:
+    """The installed console script when there is one, else the module."""
+    script = Path(sys.executable).parent / "gpu-advisor"
+    return [str(script), "serve"] if script.exists() else [sys.executable, "-m", "gpu_advisor.cli", "serve"]
+
+
+async def exercise(client) -> None:
+    """List tools, call each one (structured output checked against its schema), read resources, get a prompt."""
+    import anyio
+
+    with anyio.fail_after(TIMEOUT_S):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == set(CALLS)
+        for name, args in CALLS.items():
+            result = await client.call_tool(name, args)
+            assert not result.is_error, (name, result.content[0].text)
+            Draft202012Validator(tools[name].output_schema).validate(result.structured_content)
+            assert result.content[0].text.strip()
+        bad = await client.call_tool("recommend_gpu_config", {"task": "semantic_segmentation", "num_gpus": -1, "lang": "zh"})
+        assert bad.is_error and "num_gpus" in bad.content[0].text and "取值" in bad.content[0].text
+        catalog = json.loads((await client.read_resource("gpu-advisor://catalog/instances")).contents[0].text)
+        assert catalog["knowledge_version"] and catalog["instance_types"]
+        rule = json.loads((await client.read_resource("gpu-advisor://rules/TIER-ENTRY")).contents[0].text)
+        assert rule["en"]["id"] == "TIER-ENTRY"
+        prompt = await client.get_prompt("size_training_job", {"lang": "en", "job": "YOLOv8 on COCO"})
+        assert "YOLOv8 on COCO" in prompt.messages[0].content.text
+
+
+async def test_stdio_console_script(tmp_path: Path) -> None:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    command = serve_command()
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(tmp_path))
+    with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            await exercise(client)
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class HttpServer:
+    def __init__(self, tmp: Path, token: str | None = None) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GPU_ADVISOR_ALLOWED")}
+        env.pop("GPU_ADVISOR_TOKEN", None)
+        if token:
+            env["GPU_ADVISOR_TOKEN"] = token
+        self.log = open(tmp / f"http-{self.port}.log", "w+", encoding="utf-8")
+        self.proc = subprocess.Popen([*serve_command(), "--transport", "http", "--port", str(self.port)], env=env,
+                                     stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise AssertionError(f"HTTP server did not start: {self.output()}")
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory):
+    server = HttpServer(tmp_path_factory.mktemp("http"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def token_server(tmp_path_factory: pytest.TempPathFactory):
+    server = HttpServer(tmp_path_factory.mktemp("http-token"), token="s3cret-token")
+    yield server
+    server.stop()
+
+
+def post(url: str, body: bytes | None = None, **headers: str) -> tuple[int, str]:
+    base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    request = urllib.request.Request(url, data=body if body is not None else json.dumps(INIT).encode(),
+                                     headers={**base, **{k.replace("_", "-"): v for k, v in headers.items()}}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, exc.read().decode()
+
+
+async def test_streamable_http(http_server: HttpServer) -> None:
+    from mcp import Client
+
+    async with Client(http_server.url) as client:
+        await exercise(client)
+
+
+def test_http_is_stateless_json(http_server: HttpServer) -> None:
+    status, body = post(http_server.url)
+    assert status == 200 and json.loads(body)["result"]["serverInfo"]["name"] == "gpu-advisor"
+    # Stateless: a tools/list needs no session id from an earlier initialize.
+    status, body = post(http_server.url, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode())
+    assert status == 200 and len(json.loads(body)["result"]["tools"]) == len(CALLS)
+
+
+def test_http_refuses_foreign_origin_and_host(http_server: HttpServer) -> None:
+    assert post(http_server.url, Origin="http://evil.example")[0] == 403
+    assert post(http_server.url, Host="evil.example:80")[0] == 421
+    assert post(http_server.url, Origin=f"http://localhost:{http_server.port}")[0] == 200
+
+
+def test_http_refuses_large_bodies(http_server: HttpServer) -> None:
+    from gpu_advisor.server.http import MAX_BODY_BYTES
+
+    payload = json.dumps({**INIT, "padding": "x" * (MAX_BODY_BYTES + 1)}).encode()
+    assert post(http_server.url, payload)[0] == 413
+
+
+def test_http_token_required_when_set(token_server: HttpServer) -> None:
+    assert post(token_server.url)[0] == 401
+    assert post(token_server.url, Authorization="Bearer wrong")[0] == 401
+    status, _ = post(token_server.url, Authorization="Bearer s3cret-token")
+    assert status == 200
+    assert post(token_server.url, Authorization="Bearer s3cret-token", Origin="http://evil.example")[0] == 403
+
+
+async def test_http_client_with_token(token_server: HttpServer) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token"}, timeout=60) as http:
+        async with Client(streamable_http_client(token_server.url, http_client=http)) as client:
+            result = await client.call_tool("explain_rule", {"rule_id": "TIER-ENTRY"})
+            assert not result.is_error and result.structured_content["id"] == "TIER-ENTRY"
+
+
+def test_non_loopback_without_token_is_refused() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GPU_ADVISOR_TOKEN"}
+    done = subprocess.run([*serve_command(), "--transport", "http", "--host", "0.0.0.0", "--port", str(_free_port())],
+                          env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "GPU_ADVISOR_TOKEN" in done.stderr
+
+
+def test_serve_command_is_installed() -> None:
+    """The tests above prefer the console script; say so when they fell back to `python -m`."""
+    if not (Path(sys.executable).parent / "gpu-advisor").exists() and not shutil.which("gpu-advisor"):
+        pytest.skip("no gpu-advisor console script next to this Python: tests ran `python -m gpu_advisor.cli serve`")
