@@ -23,7 +23,7 @@ demo: $(STAMP)
 	$(BIN)/gpu-advisor recommend --workload examples/cityscapes_deeplabv3plus.yaml --lang en
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -q
 
 docs: $(STAMP)
 	$(BIN)/python tools/gen_rule_docs.py
