@@ -39,6 +39,11 @@ class Row:
     candidates: list[dict]
 
 
+def _read(path: Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
 def _opt(name: str) -> str:
     n = name.lower()
     if "8bit" in n:
@@ -52,7 +57,7 @@ def _torch(measured_with: str) -> str:
 
 def mmseg_rows(path: Path) -> list[Row]:
     rows = []
-    for x in csv.DictReader(path.open()):
+    for x in _read(path):
         if not x["training_memory_gb"] or any(d in x["flags"] for d in DOUBTFUL):
             continue
         d = dict(task="semantic_segmentation", model=x["method"], backbone=x["backbone"] or None,
@@ -83,7 +88,7 @@ def _det_backbone(x: dict) -> str | None:
 
 def mmdet_rows(path: Path) -> list[Row]:
     rows = []
-    for x in csv.DictReader(path.open()):
+    for x in _read(path):
         if not x["training_memory_gb"] or any(d in x["flags"] for d in DOUBTFUL):
             continue
         task = ("panoptic_segmentation" if "Panoptic" in x["task"] else
@@ -104,7 +109,7 @@ def _llm_method(m: str) -> tuple[str, bool]:
 
 def llm_rows(path: Path) -> list[Row]:
     rows = []
-    for x in csv.DictReader(path.open()):
+    for x in _read(path):
         if x["quality_tier"] == "E" or not x["peak_memory_gib"]:
             continue
         method, _ = _llm_method(x["method"])

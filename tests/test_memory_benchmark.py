@@ -1,0 +1,53 @@
+"""Regression guard: the estimator's accuracy on the third-party dev set stays within target."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DIR = Path(os.environ.get("GPU_ADVISOR_BENCH_DIR", ROOT.parent / "shared" / "benchmarks" / "memory"))
+
+pytestmark = pytest.mark.skipif(not (BENCH_DIR / "mmseg_dev.csv").exists(), reason="shared benchmark CSVs absent")
+
+
+@pytest.fixture(scope="module")
+def results() -> list[dict]:
+    spec = importlib.util.spec_from_file_location("memory_accuracy", ROOT / "bench" / "memory_accuracy.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["memory_accuracy"] = module   # dataclasses resolve annotations through sys.modules
+    spec.loader.exec_module(module)
+    rows = module.collect(BENCH_DIR)
+    return [dict(r, _stats=module.stats) for r in rows]
+
+
+def _stats(results: list[dict], sources: tuple[str, ...]) -> dict:
+    subset = [r for r in results if r["source"] in sources]
+    return results[0]["_stats"](subset, "predicted")
+
+
+def test_cv_median_error_under_target(results: list[dict]) -> None:
+    s = _stats(results, ("mmseg", "mmdet"))
+    assert s["coverage"] >= 90.0
+    assert s["median"] <= 10.0
+
+
+def test_mmseg_accuracy(results: list[dict]) -> None:
+    s = _stats(results, ("mmseg",))
+    assert s["median"] <= 8.0 and s["p90"] <= 25.0 and s["under15"] <= 10.0
+
+
+def test_llm_measured_median_under_target(results: list[dict]) -> None:
+    s = _stats(results, ("llm",))
+    assert s["coverage"] >= 90.0 and s["median"] <= 15.0
+
+
+def test_estimator_beats_rules_of_thumb(results: list[dict]) -> None:
+    cv = [r for r in results if r["source"] != "llm"]
+    stats = results[0]["_stats"]
+    assert stats(cv, "predicted")["median"] * 3 < stats(cv, "rule16")["median"]

@@ -1,0 +1,157 @@
+"""Physics of the estimator: sums, linearity, and the documented effect of each memory-saving switch."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_advisor.memory import estimate_memory
+from gpu_advisor.memory.transformer import NF4_BYTES
+from gpu_advisor.workload import Workload
+
+GIB = 2.0**30
+ALLOCATED = ("weights", "gradients", "optimizer", "master_weights", "activations", "transient", "framework_extras", "kv_cache")
+
+
+def seg(**kw) -> Workload:
+    base = dict(task="semantic_segmentation", model="DeepLabV3+", backbone="R-50-D8", input_size=(512, 1024),
+                batch_size_per_gpu=2, num_gpus=4, num_classes=19, pytorch_version="2.4")
+    return Workload(**{**base, **kw})
+
+
+def llm(**kw) -> Workload:
+    base = dict(task="llm_finetune", model="Llama 3.1 8B", seq_len=2048, batch_size_per_gpu=1,
+                gradient_checkpointing=True, finetune_method="full", precision="bf16")
+    return Workload(**{**base, **kw})
+
+
+@pytest.mark.parametrize("w", [seg(), seg(pytorch_version="1.8"), llm(), llm(finetune_method="qlora"),
+                               Workload(task="object_detection", model="Mask R-CNN", backbone="R-50-FPN"),
+                               Workload(task="inference", model="Qwen2.5-7B", seq_len=8192, batch_size_per_gpu=4),
+                               Workload(task="image_classification", model="ResNet-50")])
+def test_breakdown_sums_to_totals(w: Workload) -> None:
+    est = estimate_memory(w)
+    allocated = sum(v for k, v in est.breakdown.items() if k in ALLOCATED)
+    assert est.allocated_peak_gib == pytest.approx(allocated, abs=0.01)
+    total = allocated + est.breakdown["cuda_context"] + est.breakdown["allocator_slack"]
+    assert est.device_total_gib == pytest.approx(total, abs=0.01)
+    assert est.device_total_gib > est.allocated_peak_gib > 0
+    assert set(est.breakdown) <= set(ALLOCATED) | {"cuda_context", "allocator_slack"}
+
+
+def test_cnn_memory_is_linear_in_batch() -> None:
+    one, two, four = (estimate_memory(seg(batch_size_per_gpu=b)) for b in (1, 2, 4))
+    assert two.breakdown["activations"] == pytest.approx(2 * one.breakdown["activations"], rel=1e-3)
+    step_a = two.allocated_peak_gib - one.allocated_peak_gib
+    step_b = four.allocated_peak_gib - two.allocated_peak_gib
+    assert step_b == pytest.approx(2 * step_a, rel=0.01)
+    assert one.breakdown["weights"] == four.breakdown["weights"]
+
+
+def test_cnn_activations_linear_in_pixels() -> None:
+    small = estimate_memory(seg(input_size=(512, 512)))
+    big = estimate_memory(seg(input_size=(1024, 1024)))
+    assert big.breakdown["activations"] == pytest.approx(4 * small.breakdown["activations"], rel=1e-3)
+
+
+def test_attention_models_grow_faster_than_pixels() -> None:
+    small = estimate_memory(seg(model="SegFormer", backbone="MiT-B5", input_size=(512, 512)))
+    big = estimate_memory(seg(model="SegFormer", backbone="MiT-B5", input_size=(1024, 1024)))
+    assert big.breakdown["activations"] > 4.5 * small.breakdown["activations"]
+
+
+def test_old_pytorch_keeps_gradients_and_softmax_input() -> None:
+    new, old = estimate_memory(seg()), estimate_memory(seg(pytorch_version="1.8"))
+    assert "gradients" not in new.breakdown          # set_to_none frees them between steps
+    assert old.breakdown["gradients"] == pytest.approx(old.breakdown["weights"], rel=1e-3)
+    # PyTorch <= 1.10: loss keeps 8 instead of 4 bytes per pixel per class per loss head (2 heads)
+    extra = 2 * 2 * 512 * 1024 * 19 * 4 / GIB
+    assert old.breakdown["activations"] - new.breakdown["activations"] == pytest.approx(extra, rel=0.01)
+
+
+def test_ddp_adds_one_gradient_copy() -> None:
+    single = estimate_memory(seg(num_gpus=1, distributed="none"))
+    ddp = estimate_memory(seg(num_gpus=4, distributed="ddp"))
+    assert ddp.breakdown["framework_extras"] == pytest.approx(ddp.breakdown["weights"], rel=1e-3)
+    assert "framework_extras" not in single.breakdown
+
+
+def test_checkpointing_lowers_llm_activations_to_layer_inputs() -> None:
+    on = estimate_memory(llm(gradient_checkpointing=True, finetune_method="lora"))
+    off = estimate_memory(llm(gradient_checkpointing=False, finetune_method="lora"))
+    # documented: full recomputation keeps h values per token per layer (+1 layer, + logits)
+    tokens, layers, hidden, vocab = 2048, 32, 4096, 128256
+    logits = tokens * vocab * 10 / GIB
+    per_layer_full = (8 * hidden + 2 * 1024 + 4 * 14336) * 2 * tokens / GIB
+    assert on.breakdown["activations"] == pytest.approx(layers * tokens * hidden * 2 / GIB + per_layer_full + logits, rel=0.01)
+    assert off.breakdown["activations"] == pytest.approx(layers * per_layer_full + logits, rel=0.01)
+    assert on.allocated_peak_gib < off.allocated_peak_gib
+
+
+def test_cv_checkpointing_lowers_backbone_activations() -> None:
+    """Documented: checkpointing keeps CKPT_BACKBONE_FACTOR of the backbone's saved values (head unchanged)."""
+    from gpu_advisor.memory.arch import backbone_coefficients
+    from gpu_advisor.memory.cv import CKPT_BACKBONE_FACTOR
+    from gpu_advisor.models import knowledge
+    on, off = estimate_memory(seg(gradient_checkpointing=True)), estimate_memory(seg())
+    values = backbone_coefficients(knowledge().backbones["resnet50"], 8, False).linear_values
+    saved = (1 - CKPT_BACKBONE_FACTOR) * values * 4 * knowledge().calibration["cnn"] * 2 * 512 * 1024 / GIB
+    assert off.breakdown["activations"] - on.breakdown["activations"] == pytest.approx(saved, rel=0.01)
+    assert on.breakdown["activations"] < 0.7 * off.breakdown["activations"]
+
+
+def test_amp_adds_master_weights_and_halves_cv_activations() -> None:
+    fp32, amp = estimate_memory(seg()), estimate_memory(seg(precision="fp16_amp"))
+    assert amp.breakdown["master_weights"] == pytest.approx(2 * amp.breakdown["weights"], rel=1e-3)
+    assert amp.allocated_peak_gib < fp32.allocated_peak_gib
+    assert amp.breakdown["activations"] < 0.75 * fp32.breakdown["activations"]
+
+
+def test_zero3_shards_states_over_gpus() -> None:
+    base = dict(precision="bf16_amp", optimizer="adamw", num_gpus=8)
+    ddp, z3 = estimate_memory(llm(distributed="ddp", **base)), estimate_memory(llm(distributed="zero3", **base))
+    assert z3.breakdown["optimizer"] == pytest.approx(ddp.breakdown["optimizer"] / 8, rel=1e-3)
+    assert z3.breakdown["weights"] == pytest.approx(ddp.breakdown["weights"] / 8, rel=1e-3)
+    assert z3.breakdown["master_weights"] == pytest.approx(ddp.breakdown["master_weights"] / 8, rel=1e-3)
+    assert z3.allocated_peak_gib < ddp.allocated_peak_gib / 3
+
+
+def test_qlora_stores_base_in_4_bit() -> None:
+    lora, qlora = estimate_memory(llm(finetune_method="lora")), estimate_memory(llm(finetune_method="qlora"))
+    embed = 2 * 128256 * 4096
+    blocks = 8.03e9 - embed
+    adapters = qlora.profile.trainable_params_billion * 1e9
+    assert lora.breakdown["weights"] == pytest.approx((8.03e9 * 2 + adapters * 4) / GIB, rel=1e-3)
+    assert qlora.breakdown["weights"] == pytest.approx((embed * 2 + blocks * NF4_BYTES + adapters * 4) / GIB, rel=1e-3)
+    assert qlora.allocated_peak_gib < lora.allocated_peak_gib - 8
+    assert qlora.profile.job.quantization == "nf4"
+
+
+def test_kv_cache_uses_gqa_heads() -> None:
+    est = estimate_memory(Workload(task="inference", model="Llama 3.1 8B", seq_len=8192, batch_size_per_gpu=2))
+    expected = 32 * 2 * 8192 * 2 * 8 * 128 * 2 / GIB     # layers x tokens x (K,V) x kv_heads x head_dim x 2 B
+    assert est.breakdown["kv_cache"] == pytest.approx(expected, rel=1e-3)
+
+
+def test_assumptions_name_every_default() -> None:
+    est = estimate_memory(Workload(task="semantic_segmentation"))
+    fields = {n.field for n in est.assumptions}
+    assert {"model", "backbone", "input_size", "batch_size_per_gpu", "num_classes", "optimizer", "precision",
+            "gradient_checkpointing", "distributed", "pytorch_version"} <= fields
+    assert all(n.text.zh and n.text.en and n.value is not None for n in est.assumptions)
+    assert "GiB" in est.formula.en and "GiB" in est.formula.zh
+
+
+def test_profile_and_flops() -> None:
+    est = estimate_memory(seg())
+    assert est.profile.family == "cnn_segmentation" and not est.profile.is_llm
+    assert est.profile.job.input_size == (512, 1024)
+    assert est.train_flops_per_sample == pytest.approx(3 * est.infer_flops_per_sample)
+    text = estimate_memory(llm())
+    assert text.train_flops_per_sample == pytest.approx(6 * 8.03e9 * 2048)
+    assert text.profile.is_llm and text.profile.family == "llm"
+
+
+def test_preprocessing_needs_no_gpu() -> None:
+    est = estimate_memory(Workload(task="preprocessing"))
+    assert est.allocated_peak_gib == 0 and est.device_total_gib == 0
+    assert est.warnings[0].code == "no_gpu"

@@ -1,0 +1,86 @@
+"""Name resolution, unknown models, knowledge-file hygiene."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_advisor.errors import UnknownModelError
+from gpu_advisor.memory import estimate_memory
+from gpu_advisor.models import knowledge, resolve_backbone, resolve_method, resolve_transformer
+from gpu_advisor.workload import Workload
+
+
+@pytest.mark.parametrize("model,backbone,method_key,backbone_key,stride", [
+    ("DeepLabV3+", "R-50-D8", "deeplabv3plus", "resnet50", 8),
+    ("Segformer", "MIT-B5", "segformer", "mit_b5", 32),
+    ("Mask R-CNN", "R-50-FPN", "mask_rcnn", "resnet50", 32),
+    ("SegFormer-B5", None, "segformer", "mit_b5", 32),
+    ("UPerNet", "Swin-L", "upernet", "swin_l", 32),
+    ("pspnet", "r101-d8", "pspnet", "resnet101", 8),
+])
+def test_cv_names_resolve(model, backbone, method_key, backbone_key, stride) -> None:
+    est = estimate_memory(Workload(task="semantic_segmentation" if "R-CNN" not in model else "instance_segmentation",
+                                   model=model, backbone=backbone))
+    assert (est.profile.method, est.profile.backbone, est.profile.output_stride) == (method_key, backbone_key, stride)
+
+
+@pytest.mark.parametrize("name,key", [("Llama 3.1 8B", "llama-3.1-8b"), ("meta-llama/Llama-3.1-8B", "llama-3.1-8b"),
+                                      ("Qwen2.5-7B", "qwen2.5-7b"), ("BERT-base", "bert-base"),
+                                      ("mistralai/Mistral-7B-v0.1", "mistral-7b"), ("gemma-2-9b", "gemma-2-9b")])
+def test_transformer_names_resolve(name: str, key: str) -> None:
+    assert resolve_transformer(name) == key
+
+
+def test_backbone_alone_resolves_for_classification() -> None:
+    est = estimate_memory(Workload(task="image_classification", model="Swin-L"))
+    assert est.profile.method == "classifier" and est.profile.backbone == "swin_l"
+    assert resolve_backbone("R-101-D16-MG124") == ("resnet101", 16)
+    assert resolve_method("Mask R-CNN") == ("mask_rcnn", None)
+
+
+def test_unknown_model_with_params_warns() -> None:
+    est = estimate_memory(Workload(task="llm_finetune", model="my-private-llm", params_billion=7))
+    assert any(n.code == "unknown_model" for n in est.warnings)
+    assert 10 < est.allocated_peak_gib < 200
+    cv = estimate_memory(Workload(task="semantic_segmentation", model="MySegNet", params_billion=0.05))
+    assert any(n.code == "unknown_model" and "MySegNet" in n.text.en for n in cv.warnings)
+    assert cv.profile.params_billion == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("kw,field", [(dict(task="llm_finetune", model="Lama 3.1 8B"), "model"),
+                                       (dict(task="semantic_segmentation", model="DeepLabV4"), "model"),
+                                       (dict(task="semantic_segmentation", model="PSPNet", backbone="R-5000"), "backbone")])
+def test_unknown_model_without_params_raises(kw: dict, field: str) -> None:
+    with pytest.raises(UnknownModelError) as info:
+        estimate_memory(Workload(**kw))
+    err = info.value
+    assert err.field == field and 1 <= len(err.suggestions) <= 5
+    assert "params_billion" in err.message("en") and "params_billion" in err.message("zh")
+    assert err.message("zh") != err.message("en")
+
+
+def test_llama_typo_suggests_llama() -> None:
+    with pytest.raises(UnknownModelError) as info:
+        estimate_memory(Workload(task="llm_finetune", model="Lama 3.1 8B"))
+    assert any("3.1" in s and "8" in s for s in info.value.suggestions)
+
+
+def test_knowledge_entries_have_sources_and_dates() -> None:
+    kb = knowledge()
+    assert kb.as_of
+    assert all(b.source for b in kb.backbones.values())
+    assert all(m.paper for m in kb.methods.values())
+    assert all(t.source.startswith(("http", "synthetic")) for t in kb.transformers.values())
+    assert {"fcn", "pspnet", "deeplabv3", "deeplabv3plus", "unet", "upernet", "segformer", "mask2former", "ocrnet",
+            "setr", "mask_rcnn", "faster_rcnn", "cascade_rcnn", "retinanet", "fcos", "yolox", "detr", "sam",
+            "classifier", "mobilenet_unet"} <= set(kb.methods)
+
+
+def test_llm_param_split_matches_published_shapes() -> None:
+    """The embedding/linear split from config shapes reproduces the published totals within 3 %."""
+    from gpu_advisor.memory.transformer import _layer_matrices
+    for t in knowledge().transformers.values():
+        if t.kv_lora_rank or t.key in ("falcon-7b", "deepseek-v2-lite"):
+            continue
+        computed = t.vocab * t.hidden * (1 if t.tied else 2) + t.layers * sum(a * b for a, b in _layer_matrices(t))
+        assert computed == pytest.approx(t.params_billion * 1e9, rel=0.03), t.key
