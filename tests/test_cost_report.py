@@ -167,3 +167,10 @@ def test_observed_spot_history_replaces_the_published_range(tmp_path):
     rep, _, _ = report({**DEEPLAB, "interruptible": True}, catalog)
     line = rep.option("ecs.gn7i-c8g1.2xlarge").purchase("spot")
     assert line.hourly.low == pytest.approx(9.5326 * 0.2) and "observed" in line.note.en
+
+
+def test_why_never_claims_an_unpriced_option_costs_more():
+    rep, _, _ = report(DEEPLAB)
+    fast = rep.option(rep.fastest)
+    if rep.fastest != rep.recommended and fast.payg_mid is None:
+        assert "no price" in rep.why.en and "costs more" not in rep.why.en

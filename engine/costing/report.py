@@ -119,8 +119,10 @@ def _why(report_opts: dict[str, CostOption], cheapest: str | None, fastest: str 
         why = Text(en=f"{why.en}; it is also the fastest", zh=f"{why.zh}；同时也是最快的")
     elif fastest is not None and not serving:
         fast = report_opts[fastest]
-        why = Text(en=f"{why.en}; {fastest} finishes sooner (about {fast.time.wall_hours.mid:.1f} h) but costs more",
-                   zh=f"{why.zh}；{fastest} 更快（约 {fast.time.wall_hours.mid:.1f} 小时）但更贵")
+        but_en, but_zh = ("but costs more", "但更贵") if fast.payg_mid is not None else (
+            "but has no price in this region in the catalog", "但目录中没有该地域的价格")
+        why = Text(en=f"{why.en}; {fastest} finishes sooner (about {fast.time.wall_hours.mid:.1f} h) {but_en}",
+                   zh=f"{why.zh}；{fastest} 更快（约 {fast.time.wall_hours.mid:.1f} 小时）{but_zh}")
     return why
 
 
