@@ -269,6 +269,8 @@ def explain_rule(q: RuleQuery, lang: str) -> tuple[BaseModel, str]:
                       f"**{'条件（全部满足）' if zh else 'When (all hold)'}**", conds, "",
                       *([f"**{'建议' if zh else 'Advice'}**: {out.advice}", ""] if out.advice else []),
                       f"**{'来源' if zh else 'Sources'}**", *[f"- {s}" for s in out.sources]])
+    if "{" in out.why + (out.advice or ""):
+        text += "\n\n" + ("花括号中的值在规则触发时由具体任务填入。" if zh else "Values in {braces} are filled from the job when the rule fires.")
     return out, text
 
 

@@ -24,7 +24,13 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def server():
-    return build_server()
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield build_server()  # MCPServer() calls logging.basicConfig: give the root logger back as it was
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 async def _session(server, fn):

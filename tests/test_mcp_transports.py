@@ -151,6 +151,25 @@ async def test_streamable_http(http_server: HttpServer) -> None:
         await exercise(client)
 
 
+async def test_http_concurrent_calls_agree(http_server: HttpServer) -> None:
+    """Sync tools run on worker threads; the rule engine is lock-guarded: concurrent answers are identical."""
+    import anyio
+    from mcp import Client
+
+    results: list = []
+    args = {"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "lang": "en"}
+    async with Client(http_server.url) as client:
+        async def one() -> None:
+            results.append(await client.call_tool("recommend_gpu_config", args))
+
+        with anyio.fail_after(TIMEOUT_S):
+            async with anyio.create_task_group() as group:
+                for _ in range(16):
+                    group.start_soon(one)
+    assert len(results) == 16 and not any(r.is_error for r in results)
+    assert len({json.dumps(r.structured_content, sort_keys=True) for r in results}) == 1
+
+
 def test_http_is_stateless_json(http_server: HttpServer) -> None:
     status, body = post(http_server.url)
     assert status == 200 and json.loads(body)["result"]["serverInfo"]["name"] == "gpu-advisor"
