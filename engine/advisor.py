@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.catalog import Catalog, load_catalog
+from gpu_advisor.costing import job_hours
 from gpu_advisor.defaults import Job, resolve_job
 from gpu_advisor.errors import EngineError
 from gpu_advisor.facts import check_facts
@@ -103,7 +104,9 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
 
 def build_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
     facts = {**job.facts(), **_plan_facts(job, the_plan)}
-    facts["job_hours"] = 0.0
+    chosen = the_plan.chosen if the_plan else None
+    hours = job_hours(chosen, job) if chosen is not None else None
+    facts["job_hours"] = float(hours or 0.0)
     facts["read_mb_s"] = job.read_mb_s(facts["gpu_count"])
     try:
         return check_facts(facts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from gpu_advisor.costing import build_cost_report
 from gpu_advisor.i18n import Note, Text, note
 from gpu_advisor.ladder import STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_MORE_NODES, STEP_SHARD
 from gpu_advisor.planner import Candidate, Plan
@@ -149,6 +150,7 @@ def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, An
         rejected=[Text(en=f"{r.gpu.display_name}: {r.reason.en}", zh=f"{r.gpu.display_name}：{r.reason.zh}")
                   for r in (the_plan.rejected if the_plan else [])],
         host=host, cpu_instance=_cpu_instance(kb, job), choices=_choices(kb, firings), sections=items,
+        cost=build_cost_report(the_plan, job, kb.catalog) if the_plan and the_plan.chosen else None,
         assumptions=_dedupe(job.assumptions + list(job.memory.assumptions)), warnings=_dedupe(warnings),
         trace=trace, knowledge=_knowledge_info(kb))
 

@@ -36,6 +36,10 @@ def catalog_rows(gpu: str | None = None, min_gpu_memory: float | None = None, rd
 
 
 def cmd_catalog(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    if getattr(args, "catalog_action", None) == "refresh":
+        from gpu_advisor.refresh import run_refresh
+
+        return run_refresh(args, stdout)
     rows = catalog_rows(args.gpu, args.min_gpu_memory, {"yes": True, "no": False}.get(args.rdma or ""), args.region)
     if args.json:
         stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
@@ -106,6 +110,9 @@ def add_commands(sub: Any) -> dict[str, Handler]:
     cat.add_argument("--region", help="only types with a price in this region")
     cat.add_argument("--json", action="store_true")
     cat.add_argument("--debug", action="store_true")
+    from gpu_advisor.refresh import add_refresh_parser
+
+    add_refresh_parser(cat.add_subparsers(dest="catalog_action", metavar="ACTION"))
     rules = sub.add_parser("rules", help="list the rules")
     rules.add_argument("--lang", choices=["zh", "en"])
     rules.add_argument("--debug", action="store_true")

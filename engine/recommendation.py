@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpu_advisor.costing import CostReport
 from gpu_advisor.i18n import Note, Text
 from gpu_advisor.memory import MemoryEstimate
 
@@ -82,6 +83,7 @@ class Recommendation(_Model):
     host: HostNeeds | None
     cpu_instance: dict[str, Any] | None = None
     choices: dict[str, Any] = Field(default_factory=dict, description="structured choices the rules made")
+    cost: CostReport | None = Field(None, description="time and total cost per option (when the job size is known)")
     sections: list[Item]
     assumptions: list[Note]
     warnings: list[Note]
