@@ -1,0 +1,79 @@
+"""The `gpu-advisor` command as a user runs it: exit codes, languages, JSON, stdin."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from gpu_advisor.catalog import load_catalog
+from gpu_advisor.cli import main
+
+
+def run(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_recommend_json_from_flags():
+    code, out, _ = run(["recommend", "--task", "semantic_segmentation", "--model", "DeepLabV3+", "--backbone",
+                        "R-50-D8", "--input-size", "1024", "1024", "--batch-size-per-gpu", "8", "--json"])
+    assert code == 0
+    data = json.loads(out)
+    assert load_catalog().is_known_type(data["instance"]["instance_type"])
+
+
+def test_recommend_workload_from_stdin_renders_chinese():
+    code, out, _ = run(["recommend", "--workload", "-"], stdin="task: semantic_segmentation\nlang: zh\n")
+    assert code == 0 and "推荐规格" in out
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["recommend", "--task", "semantic_segmentation", "--batch-size-per-gpu", "0"], "batch_size_per_gpu"),
+    (["recommend", "--task", "teleportation"], "task"),
+    (["recommend", "--task", "semantic_segmentation", "--input-size", "5", "5"], "input_size"),
+    (["recommend", "--task", "semantic_segmentation", "--region", "mars-1; rm -rf"], "region"),
+])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_bad_input_exits_2_naming_the_field(argv, field, lang):
+    code, out, err = run([*argv, "--lang", lang])
+    assert code == 2 and out == ""
+    assert field in err and "Traceback" not in err
+
+
+def test_unknown_model_exits_2_with_suggestions():
+    code, _, err = run(["recommend", "--task", "semantic_segmentation", "--model", "DeepLabV4+", "--lang", "en"])
+    assert code == 2
+    assert "model" in err and "did you mean" in err
+
+
+def test_bad_workload_file_exits_2():
+    code, _, err = run(["recommend", "--workload", "-"], stdin="[1, 2, 3]\n")
+    assert code == 2 and "workload" in err
+
+
+def test_estimate_jsonl_keeps_order_and_reports_errors():
+    lines = [json.dumps({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora"}),
+             "{not json", json.dumps({"task": "semantic_segmentation", "batch_size_per_gpu": -1})]
+    code, out, _ = run(["estimate", "--jsonl", "-"], stdin="\n".join(lines) + "\n")
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(results) == 3
+    assert "memory" in results[0] and "error" in results[1] and results[2]["error"]["field"] == "batch_size_per_gpu"
+
+
+def test_catalog_json_lists_the_documented_keys():
+    code, out, _ = run(["catalog", "--gpu", "A10", "--json"])
+    rows = json.loads(out)
+    assert code == 0 and rows
+    for key in ("instance_type", "vcpu", "memory_gib", "gpu_count", "gpu_model", "gpu_memory_gib", "source", "as_of"):
+        assert key in rows[0]
+
+
+def test_explain_and_version():
+    code, out, _ = run(["explain", "NET-MULTINODE", "--lang", "en"])
+    assert code == 0 and json.loads(out)["id"] == "NET-MULTINODE"
+    code, _, err = run(["explain", "NET-MULTINOD", "--lang", "en"])
+    assert code == 2 and "NET-MULTINODE" in err
+    assert run(["--version"])[0] == 0
