@@ -9,10 +9,11 @@ from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.catalog import Catalog, load_catalog
-from gpu_advisor.costing import job_hours
+from gpu_advisor.costing import CostReport, build_cost_report, job_hours
 from gpu_advisor.defaults import Job, resolve_job
 from gpu_advisor.errors import EngineError
 from gpu_advisor.facts import check_facts
+from gpu_advisor.i18n import Text
 from gpu_advisor.memory import estimate_host, estimate_memory
 from gpu_advisor.planner import Plan, plan
 from gpu_advisor.recommendation import Recommendation
@@ -57,20 +58,55 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     w = workload if isinstance(workload, Workload) else workload_from_dict(workload)
     lang = lang or w.lang.value
     kb = knowledge or get_knowledge()
-    job = resolve_job(w, kb.catalog)
-    the_plan = None if job.cpu_only else plan(kb.catalog, job.workload, job.region)
+    job, the_plan, report = _plan_and_cost(kb, w)
     facts = build_facts(job, the_plan)
     firings = kb.engine.evaluate(facts)
     from gpu_advisor.assemble import assemble
 
-    return assemble(kb, job, the_plan, facts, firings, lang)
+    return assemble(kb, job, the_plan, facts, firings, lang, report)
+
+
+def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostReport | None]:
+    """Plan on the catalog, cost the options, and lead with the option the cost report recommends.
+
+    The planner ranks by effective hourly price; once the job's size is known the cost report ranks by the
+    job's total (price x hours, with each GPU's throughput) and respects budget and deadline, so its pick wins.
+    """
+    job = resolve_job(w, kb.catalog)
+    if job.cpu_only:
+        return job, None, None
+    the_plan = plan(kb.catalog, job.workload, job.region)
+    report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
+    if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
+        return job, the_plan, report
+    mine, theirs = report.option(the_plan.chosen.instance.type), report.option(report.recommended)
+    best = next((c for c in the_plan.options if c.instance.type == report.recommended), None)
+    comparable = mine is not None and theirs is not None and None not in (mine.payg_mid, theirs.payg_mid)
+    if comparable and best is not None and theirs.payg_mid < mine.payg_mid:
+        the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
+        the_plan.options.insert(0, best)
+        the_plan.chosen = best
+        return job, the_plan, report
+    return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs)
+
+
+def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any) -> CostReport:
+    """The cost report's pick cannot be compared on job totals with the planner's: keep the planner's, say why."""
+    options = [o.model_copy(update={"marks": [m for m in o.marks if m != "recommended"]
+                                    + (["recommended"] if o.instance_type == chosen else [])})
+               for o in report.options]
+    total = f"{cheapest_known.payg_mid:,.0f} {cheapest_known.currency}" if cheapest_known and cheapest_known.payg_mid else "-"
+    why = Text(en=f"lowest effective hourly cost among the configurations that fit; job totals cannot be compared "
+                  f"with {report.recommended} (total: {total}) because one of them has no price or no throughput figure",
+               zh=f"在放得下的配置中每小时有效成本最低；与 {report.recommended}（总价：{total}）缺少价格或算力数据，"
+                  "无法按总价比较")
+    return report.model_copy(update={"recommended": chosen, "why": why, "options": options})
 
 
 def evaluate_facts(workload: Workload, knowledge: Knowledge | None = None) -> tuple[dict[str, Any], list[Firing]]:
     """The facts and firings for a workload (used by tests to compare engines)."""
     kb = knowledge or get_knowledge()
-    job = resolve_job(workload, kb.catalog)
-    the_plan = None if job.cpu_only else plan(kb.catalog, job.workload, job.region)
+    job, the_plan, _ = _plan_and_cost(kb, workload)
     facts = build_facts(job, the_plan)
     return facts, kb.engine.evaluate(facts)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from gpu_advisor.costing import build_cost_report
+from gpu_advisor.costing import CostReport
 from gpu_advisor.i18n import Note, Text, note
 from gpu_advisor.ladder import STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_MORE_NODES, STEP_SHARD
 from gpu_advisor.planner import Candidate, Plan
@@ -134,7 +134,7 @@ def _cpu_instance(kb: Knowledge, job: Job) -> dict[str, Any] | None:
 
 
 def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, Any], firings: list[Firing],
-             lang: str) -> Recommendation:
+             lang: str, cost: CostReport | None = None) -> Recommendation:
     trace, items = _trace(kb, firings, facts)
     chosen = the_plan.chosen if the_plan else None
     warnings = list(job.memory.warnings) + [note(i.rule_id, i.text.en, i.text.zh) for i in items
@@ -144,15 +144,21 @@ def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, An
     return Recommendation(
         lang=lang, workload=job.workload.model_dump(mode="json", exclude_none=True), tier=_choices(kb, firings).get("tier"),
         memory=job.memory, planned_memory=chosen.estimate if chosen else None,
-        instance=_option(chosen, Text(en="lowest effective cost among the configurations that fit",
-                                      zh="在放得下的配置中有效成本最低")) if chosen else None,
+        instance=_option(chosen, _chosen_reason(cost)) if chosen else None,
         alternatives=_alternatives(the_plan) if the_plan else [],
         rejected=[Text(en=f"{r.gpu.display_name}: {r.reason.en}", zh=f"{r.gpu.display_name}：{r.reason.zh}")
                   for r in (the_plan.rejected if the_plan else [])],
         host=host, cpu_instance=_cpu_instance(kb, job), choices=_choices(kb, firings), sections=items,
-        cost=build_cost_report(the_plan, job, kb.catalog) if the_plan and the_plan.chosen else None,
+        cost=cost,
         assumptions=_dedupe(job.assumptions + list(job.memory.assumptions)), warnings=_dedupe(warnings),
         trace=trace, knowledge=_knowledge_info(kb))
+
+
+def _chosen_reason(cost: CostReport | None) -> Text:
+    if cost is not None and cost.why is not None:
+        return cost.why
+    return Text(en="lowest effective hourly cost among the configurations that fit",
+                zh="在放得下的配置中每小时有效成本最低")
 
 
 def _knowledge_info(kb: Knowledge) -> dict[str, Any]:

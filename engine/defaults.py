@@ -8,7 +8,11 @@ resolved workload that the planner varies.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from typing import Any
+
+import yaml
 
 from gpu_advisor.catalog import Catalog
 from gpu_advisor.i18n import Note, note
@@ -119,6 +123,28 @@ def _region(w: Workload) -> tuple[str, list[Note]]:
     return w.region, []
 
 
+@lru_cache(maxsize=1)
+def _datasets() -> dict[str, dict[str, Any]]:
+    path = resources.files("gpu_advisor.knowledge") / "datasets.yaml"
+    return {d["task"]: d for d in yaml.safe_load(path.read_text(encoding="utf-8"))["datasets"]}
+
+
+def _job_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
+    """A typical dataset for the task when the user gave no sample count: time and cost need one."""
+    if w.num_samples is not None or w.task.value not in _datasets():
+        return {}, []
+    d = _datasets()[w.task.value]
+    update: dict[str, Any] = {"num_samples": d["num_samples"]}
+    text_en = f"Job size not given: time and cost assume {d['name']} ({d['num_samples']:,} samples"
+    text_zh = f"未给出数据量：时间与费用按 {d['name']}（{d['num_samples']:,} 个样本"
+    if w.epochs is None:
+        update["epochs"] = float(d["epochs"])
+        text_en += f" x {d['epochs']} epochs, {d['epochs_note']}"
+        text_zh += f" × {d['epochs']} 轮，{d['epochs_note']}"
+    return update, [note("default_dataset", text_en + f"; source: {d['source']}).", text_zh + f"；来源：{d['source']}）估算。",
+                         "num_samples", d["num_samples"])]
+
+
 def resolve_job(w: Workload, catalog: Catalog) -> Job:
     notes: list[Note] = []
     memory = estimate_memory(w)
@@ -130,6 +156,10 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
                           f"未说明阶段：按“{stage.value}”处理。", "stage", stage.value))
     region, region_notes = _region(w)
     notes.extend(region_notes)
+    size, size_notes = _job_size(w)
+    if size:
+        resolved = resolved.model_copy(update=size)
+        notes.extend(size_notes)
     if w.interruptible is None and w.task != Task.preprocessing:
         notes.append(note("default_interruptible", "Not said whether the job can resume from checkpoints: "
                           "assumed no, so spot instances are not recommended.",

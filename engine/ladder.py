@@ -75,11 +75,17 @@ def _shard_counts(gpus: int, fixed_gpus: bool, max_per_node: int) -> list[int]:
 
 
 def inference_variants(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> Iterator[Variant]:
-    """Serving: as given, then 8-bit and 4-bit weights, then tensor parallelism over more GPUs."""
+    """Serving: as given, then 8-bit weights, then tensor parallelism over more GPUs (16-bit, then 8-bit).
+
+    The last variant is the most aggressive one, so a card that cannot hold it can hold none of them.
+    """
     yield Variant(STEP_AS_GIVEN, w, gpus)
+    quantized = w
     if w.quantization in (None, Quantization.none):
-        yield Variant(STEP_AMP, w.model_copy(update={"quantization": Quantization.int8}), gpus)
-    base = w
-    for n in _shard_counts(gpus, fixed_gpus, max_gpus_per_node):
-        step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
-        yield Variant(step, base.model_copy(update={"num_gpus": n, "distributed": Distributed.zero3}), n)
+        quantized = w.model_copy(update={"quantization": Quantization.int8})
+        yield Variant(STEP_AMP, quantized, gpus)
+    counts = _shard_counts(gpus, fixed_gpus, max_gpus_per_node)
+    for base in dict.fromkeys([w, quantized]):
+        for n in counts:
+            step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
+            yield Variant(step, base.model_copy(update={"num_gpus": n, "distributed": Distributed.zero3}), n)

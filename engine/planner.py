@@ -105,9 +105,21 @@ def _variants(w: Workload, gpu: GPU, max_per_node: int) -> Iterator[Variant]:
                              max_gpus_per_node=max_per_node)
 
 
-def _first_fit(w: Workload, gpu: GPU, max_per_node: int) -> tuple[Variant, MemoryEstimate] | None:
-    for variant in _variants(w, gpu, max_per_node):
-        estimate = estimate_memory(variant.workload)
+Memo = dict[Workload, MemoryEstimate]
+
+
+def _estimate(memo: Memo, w: Workload) -> MemoryEstimate:
+    if w not in memo:
+        memo[w] = estimate_memory(w)
+    return memo[w]
+
+
+def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo) -> tuple[Variant, MemoryEstimate] | None:
+    variants = list(_variants(w, gpu, max_per_node))
+    if not _fits(_estimate(memo, variants[-1].workload), gpu):
+        return None  # the most aggressive step does not fit: no earlier step will
+    for variant in variants:
+        estimate = _estimate(memo, variant.workload)
         if _fits(estimate, gpu):
             return variant, estimate
     return None
@@ -119,10 +131,13 @@ def _layout(total: int, max_per_node: int) -> tuple[int, int]:
 
 
 def _candidates_for(catalog: Catalog, w: Workload, gpu: GPU, types: list[InstanceType],
-                    variant: Variant, estimate: MemoryEstimate, region: str) -> list[Candidate]:
+                    variant: Variant, estimate: MemoryEstimate, region: str, hosts: dict) -> list[Candidate]:
     max_per_node = max(int(t.gpu_count) for t in types)
     nodes, per_node = _layout(variant.gpus, max_per_node)
-    host = estimate_host(variant.workload, per_node)
+    key = (variant.workload, per_node)
+    if key not in hosts:
+        hosts[key] = estimate_host(variant.workload, per_node)
+    host = hosts[key]
     out = []
     for t in types:
         if int(t.gpu_count) != per_node:
@@ -155,6 +170,8 @@ def plan(catalog: Catalog, w: Workload, region: str) -> Plan:
     training = w.task != Task.inference
     options: list[Candidate] = []
     rejected: list[Rejection] = []
+    memo: Memo = {}
+    hosts: dict = {}
     for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
         types = _usable_types(catalog, gpu, training)
         if not types or not gpu.memory_gb:
@@ -164,14 +181,14 @@ def plan(catalog: Catalog, w: Workload, region: str) -> Plan:
             rejected.append(Rejection(gpu, unsupported))
             continue
         max_per_node = max(int(t.gpu_count) for t in types)
-        found = _first_fit(w, gpu, max_per_node)
+        found = _first_fit(w, gpu, max_per_node, memo)
         if found is None:
             rejected.append(Rejection(gpu, Text(
                 en=f"does not fit even after every mitigation ({gpu.memory_gb:g} GB per GPU)",
                 zh=f"即使采取全部显存优化措施仍放不下（每卡 {gpu.memory_gb:g} GB）")))
             continue
         variant, estimate = found
-        cands = _candidates_for(catalog, w, gpu, types, variant, estimate, region)
+        cands = _candidates_for(catalog, w, gpu, types, variant, estimate, region, hosts)
         if not cands:
             rejected.append(Rejection(gpu, Text(
                 en="needs several instances, but no type of this GPU has RDMA and is positioned for training",
