@@ -126,3 +126,30 @@ def test_breakdown_is_shown_with_formula_sources(advise):
     text = rec.render("en")
     assert "activations" in text and "How it was computed" in text
     assert rec.memory.sources
+
+
+SEED_Q2 = {"task": "image_classification"}  # "深度学习模型训练需要什么样的阿里云服务器配置？" as the ask parser reads it
+
+
+@pytest.mark.parametrize("workload", [SEED_Q1, SEED_Q2, DEEPLAB_1024], ids=["seed-q1", "seed-q2", "deeplab"])
+def test_cost_table_has_three_real_options_with_totals_and_break_even(advise, workload):
+    rec = advise(workload)
+    priced = [o for o in rec.cost.options if o.payg_mid is not None]
+    assert len(priced) >= 3
+    for option in priced:
+        assert CATALOG.is_known_type(option.instance_type)
+        assert option.time.wall_hours is not None
+    assert rec.cost.recommended == rec.instance.instance_type
+    text = rec.render("en")
+    assert "Break-even month" in text and "Time and cost assumptions" in text
+    assert any(a.field == "num_samples" for a in rec.assumptions) or "num_samples" in workload
+
+
+def _spot_totals(rec) -> list:
+    lines = [o.purchase("spot") for o in rec.cost.options if o.payg_mid is not None]
+    return [line.total for line in lines if line is not None and line.available and line.total is not None]
+
+
+def test_spot_totals_only_for_interruptible_jobs(advise):
+    assert _spot_totals(advise(SEED_Q1)) == []
+    assert len(_spot_totals(advise({**SEED_Q1, "interruptible": True}))) >= 3
