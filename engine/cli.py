@@ -38,6 +38,9 @@ def _workload_flags(parser: argparse.ArgumentParser) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=["zh", "en"], help="answer language (default: the workload's, else zh)")
+    parser.add_argument("--catalog-override", metavar="FILE",
+                        help="YAML with current prices / instance types (each with source and as_of) read on top of "
+                             "the shipped catalog; same as GPU_ADVISOR_CATALOG_OVERRIDE")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
 
 
@@ -87,7 +90,12 @@ def cmd_recommend(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> in
     data = workload_dict(args, stdin)
     workload = workload_from_dict(data)
     lang = _lang(args, data)
-    rec = recommend(workload, lang)
+    knowledge = None
+    if args.catalog_override:
+        from gpu_advisor.advisor import get_knowledge
+
+        knowledge = get_knowledge(override=args.catalog_override)
+    rec = recommend(workload, lang, knowledge=knowledge)
     if args.json:
         stdout.write(json.dumps(rec.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
     else:

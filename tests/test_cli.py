@@ -77,3 +77,20 @@ def test_explain_and_version():
     code, _, err = run(["explain", "NET-MULTINOD", "--lang", "en"])
     assert code == 2 and "NET-MULTINODE" in err
     assert run(["--version"])[0] == 0
+
+
+def test_catalog_override_prices_change_the_answer(tmp_path):
+    override = tmp_path / "prices.yaml"
+    override.write_text(
+        "prices:\n"
+        "  - type: ecs.gn8is.2xlarge\n    region: cn-hangzhou\n    billing: pay-as-you-go list price, compute only\n"
+        "    price_per_hour: 1.0\n    currency: CNY\n    source: test fixture (not a real price)\n    as_of: '2026-11-29'\n",
+        encoding="utf-8")
+    argv = ["recommend", "--task", "semantic_segmentation", "--json", "--lang", "en"]
+    code, out, _ = run([*argv, "--catalog-override", str(override)])
+    assert code == 0
+    data = json.loads(out)
+    assert data["instance"]["instance_type"] == "ecs.gn8is.2xlarge"
+    assert data["instance"]["price_per_hour"] == 1.0 and data["instance"]["price_as_of"] == "2026-11-29"
+    code, _, err = run([*argv, "--catalog-override", str(tmp_path / "missing.yaml")])
+    assert code != 0 and "Traceback" not in err
