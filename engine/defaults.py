@@ -149,7 +149,7 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
     notes: list[Note] = []
     memory = estimate_memory(w)
     resolved = _resolved(w, memory)
-    if w.stage is None:
+    if w.stage is None and w.task != Task.preprocessing:
         stage = STAGE_BY_TASK.get(w.task, Stage.finetune)
         resolved = resolved.model_copy(update={"stage": stage})
         notes.append(note("default_stage", f"Stage not given: assumed '{stage.value}'.",

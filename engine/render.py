@@ -77,5 +77,7 @@ def render_markdown(rec: Recommendation, lang: str) -> str:
         r=rec, sources=_sources(rec),
         t=lambda key: msgs[key][lang],
         s=lambda section: msgs["sections"][section][lang],
+        comp=lambda name: msgs["components"].get(name, {}).get(lang, name),
+        tier=lambda name: msgs["tiers"].get(name, {}).get(lang, name) if name else "-",
         L=lambda value: value.get(lang) if isinstance(value, Text) or hasattr(value, "get") else str(value))
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
