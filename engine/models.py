@@ -76,6 +76,13 @@ class MethodSpec(BaseModel):
     loss_heads: int | None = None
     per_class_bytes: bool = True
     per_image_mb: float = 0.0
+    # dense detection heads (RetinaNet/FCOS/SSD/YOLOX/RTMDet) and target assignment, see docs/memory-model.md
+    dense_anchors: float = 0.0            # anchors / points per location of the per-class score map
+    dense_levels: list[int] = [8, 16, 32, 64, 128]
+    dense_softmax: bool = False           # softmax over C + 1 (background) instead of C sigmoids
+    mask_logit_rois: float = 0.0          # positive RoIs per image whose C x 28 x 28 mask logits are kept
+    assign_px: float = 0.0                # anchor (or prior) x GT pairs per input pixel per GT box
+    assign_cls: float = 0.0               # extra fp32 values per pair per class (classification cost of OTA-style assigners)
     frozen_stem: bool = False
     mask_variant: str | None = None
     detection_variant: str | None = None
@@ -119,6 +126,7 @@ class Knowledge(BaseModel):
     transformers: dict[str, TransformerSpec]
     task_defaults: dict[str, dict[str, Any]]
     calibration: dict[str, float]
+    planning_margin: dict[str, float]
     as_of: str
     method_index: dict[str, str]
     backbone_index: dict[str, str]
@@ -181,7 +189,8 @@ def knowledge() -> Knowledge:
             raise KnowledgeError(f"knowledge/models/methods.yaml: entry {key!r}, key 'backbone': unknown {spec.backbone!r}",
                                  f"knowledge/models/methods.yaml：条目 {key!r} 的 backbone 未定义：{spec.backbone!r}")
     return Knowledge(backbones=backbones, methods=methods, transformers=transformers,
-                     task_defaults=de["task_defaults"], calibration=de["calibration"], as_of=str(de["as_of"]),
+                     task_defaults=de["task_defaults"], calibration=de["calibration"],
+                     planning_margin=de.get("planning_margin", {}), as_of=str(de["as_of"]),
                      method_index=_index(methods, "methods.yaml"), backbone_index=_index(backbones, "backbones.yaml"),
                      transformer_index=_index(transformers, "transformers.yaml"))
 

@@ -155,3 +155,34 @@ def test_preprocessing_needs_no_gpu() -> None:
     est = estimate_memory(Workload(task="preprocessing"))
     assert est.allocated_peak_gib == 0 and est.device_total_gib == 0
     assert est.warnings[0].code == "no_gpu"
+
+
+def _det(**kw) -> Workload:
+    base = dict(task="object_detection", model="RetinaNet", backbone="R-50", input_size=(800, 1333),
+                batch_size_per_gpu=2, num_gpus=8, num_classes=80, pytorch_version="1.8")
+    return Workload(**{**base, **kw})
+
+
+def test_dense_head_scores_and_assignment_grow_with_classes() -> None:
+    coco, o365 = estimate_memory(_det()), estimate_memory(_det(num_classes=365))
+    # per-class score maps scale with batch; the assignment transient (max boxes per image) does not
+    assert o365.breakdown["activations"] > coco.breakdown["activations"] * 1.3
+    assert o365.breakdown["transient"] > 3 * coco.breakdown["transient"]
+    faster = estimate_memory(_det(model="Faster R-CNN"))
+    assert faster.breakdown["transient"] == pytest.approx(0.25 * 800 * 1344 * 100 * 40 / GIB, rel=0.02)
+
+
+def test_yolox_and_rtmdet_sizes_resolve_and_order() -> None:
+    sizes = [estimate_memory(Workload(task="object_detection", model=f"RTMDet-{s}", batch_size_per_gpu=32))
+             for s in ("tiny", "s", "m", "l", "x")]
+    assert [e.profile.backbone for e in sizes] == ["cspnext_tiny", "cspnext_s", "cspnext_m", "cspnext_l", "cspnext_x"]
+    peaks = [e.allocated_peak_gib for e in sizes]
+    assert peaks == sorted(peaks)
+    assert estimate_memory(Workload(task="object_detection", model="YOLOX-s")).profile.backbone == "cspdarknet_s"
+
+
+def test_planning_estimate_is_explicit_margin_over_central() -> None:
+    for w in (seg(), _det(), llm()):
+        est = estimate_memory(w)
+        assert est.allocated_upper_gib > est.allocated_peak_gib
+        assert est.to_dict()["memory"]["allocated_upper_gib"] == est.allocated_upper_gib

@@ -15,8 +15,13 @@ from gpu_advisor.models import BackboneSpec, MethodSpec
 VALUES_PER_WIDTH: dict[str, float] = {
     "basic": 4.0, "regnet": 6.0, "conv": 2.0, "conv_nobn": 1.0, "raw": 1.0, "ir": 4.3, "ir_v3": 6.5,
     "convnext": 12.0, "vit": 16.0, "swin": 18.0, "mit": 20.0, "poolformer": 14.0, "mscan": 34.0,
+    "csp": 3.5, "cspnext": 5.0,
 }
-FIRST_BLOCK_EXTRA = {"bottleneck": 4.0, "basic": 1.0, "regnet": 1.0}
+# once per stage row: the stage's first-block extras. CSP stages (width C, SiLU not in place: conv-BN-SiLU keeps
+# 3 tensors): stride-2 down conv 3C + main/short 1x1 convs 2 x 1.5C + concat C + final conv 3C = 10C (+ channel
+# attention C in CSPNeXt); per block at C/2: YOLOX DarknetBottleneck 2 convs + add = 3.5C, CSPNeXtBlock 3x3 conv +
+# depth-wise 5x5 + point-wise 1x1 + add = 5C.
+FIRST_BLOCK_EXTRA = {"bottleneck": 4.0, "basic": 1.0, "regnet": 1.0, "csp": 10.0, "cspnext": 11.0}
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,7 @@ def _block_params(row: list, width: float) -> float:
         ratio = float(row[4]) if len(row) > 4 else 4.0
         return width * width * (9.0 + 2.0 * ratio)
     per = {"basic": 18.0, "regnet": 11.0, "conv": 9.0, "conv_nobn": 9.0, "raw": 0.0, "ir": 0.35, "ir_v3": 0.35,
-           "convnext": 8.0, "vit": 12.0, "swin": 12.0, "mit": 12.5, "poolformer": 8.0, "mscan": 8.5}[kind]
+           "convnext": 8.0, "csp": 5.0, "cspnext": 3.0, "vit": 12.0, "swin": 12.0, "mit": 12.5, "poolformer": 8.0, "mscan": 8.5}[kind]
     return per * width * width
 
 

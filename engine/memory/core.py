@@ -8,11 +8,13 @@ from gpu_advisor.memory.settings import Resolved, resolve
 from gpu_advisor.memory.states import StateBytes, torch_at_most
 from gpu_advisor.memory.transformer import text_inference, text_training
 from gpu_advisor.memory.types import JobSettings, MemoryEstimate, ProfileInfo
+from gpu_advisor.models import knowledge
 from gpu_advisor.workload import Workload
 
 GIB = 2.0**30
 CUDA_CONTEXT_GIB = 0.5      # CUDA context + kernels: 0.3-1 GB (design notes; PyTorch 2.x on Hopper ~0.5 GiB)
 ALLOCATOR_SLACK = 0.10      # caching-allocator reserve over allocated: 5-30 % (design notes), 10 % typical
+UPPER_FIXED_GIB = 0.25      # planning estimate: + 0.25 GiB fixed (small-model GPU-side gap, design notes)
 SOURCES_COMMON = ["ZeRO (Rajbhandari et al.) arXiv:1910.02054 — bytes per parameter of model states",
                   "PyTorch CUDA caching allocator: https://pytorch.org/docs/stable/notes/cuda.html#memory-management",
                   "pytorch/pytorch#64000 — softmax kept its input for backward until PyTorch 1.11"]
@@ -44,6 +46,12 @@ def _peak(states: StateBytes, grads: float, act: float, transient: float, old: b
     return parts, notes
 
 
+def planning_margin(family: str) -> float:
+    """Multiplier of the planning (upper) estimate for a profile family (knowledge/models/defaults.yaml)."""
+    margins = knowledge().planning_margin
+    return margins.get(family, margins.get("default", 1.25))
+
+
 def _finish(parts: dict[str, float], r: Resolved, formula: Text, sources: list[str], info: ProfileInfo,
             flops: tuple[float, float], extra: list[Note]) -> MemoryEstimate:
     breakdown = {k: _gib(v) for k, v in parts.items() if v > 0}
@@ -53,7 +61,9 @@ def _finish(parts: dict[str, float], r: Resolved, formula: Text, sources: list[s
     breakdown["allocator_slack"] = round(ALLOCATOR_SLACK * allocated, 3)
     breakdown = {k: v for k, v in breakdown.items() if v > 0}
     total = round(allocated + breakdown.get("cuda_context", 0.0) + breakdown.get("allocator_slack", 0.0), 3)
+    upper = round(allocated * planning_margin(info.family) + UPPER_FIXED_GIB, 3) if gpu else 0.0
     return MemoryEstimate(allocated_peak_gib=allocated, device_total_gib=total, breakdown=breakdown,
+                          allocated_upper_gib=upper,
                           assumptions=r.assumptions, warnings=r.warnings + extra, formula=formula,
                           sources=sources, profile=info, train_flops_per_sample=flops[0],
                           infer_flops_per_sample=flops[1])

@@ -12,6 +12,24 @@ from gpu_advisor.models import knowledge
 SEG_FAMILIES = {"cnn_segmentation", "transformer_segmentation", "prototype"}
 AMP_ACT_FACTOR = 0.6     # autocast: conv/matmul outputs 16-bit, BN/LN/softmax/loss inputs kept fp32
 CKPT_BACKBONE_FACTOR = 0.3   # checkpointing keeps block inputs (~1 of 4-20 saved tensors per block) + one block
+FROZEN_STAGE_BACKBONES = ("resnet", "resnext", "res2net", "resnest", "regnet")
+CLS_SCORE_COPIES = 3.0   # per anchor x class: score-conv output, permuted/reshaped copy the loss saves, per-element loss
+ASSIGN_BYTES_PER_PAIR = 40.0   # bbox_overlaps(gt, anchors) fp32: lt, rb, wh (2 each) + overlap, union, eps-max, ious
+MASK_LOGIT_PX = 28 * 28 * 2.0  # FCNMaskHead: C x 28 x 28 logits per positive RoI, kept + their gradient at backward
+
+
+def max_gt_per_image(classes: int) -> int:
+    """Largest number of annotated boxes in one training image (the peak is the max over a run).
+
+    COCO-scale vocabularies (<= 100 classes: COCO, VOC, Cityscapes): 100 (DETR sizes its 100 queries to exceed the
+    objects of any COCO image). Large vocabularies (>= 300 classes: Objects365, Open Images, LVIS): 450, set from
+    the Objects365 / Open Images Faster R-CNN rows of the dev set (see docs/memory-model.md); linear in between.
+    """
+    if classes <= 100:
+        return 100
+    if classes >= 300:
+        return 450
+    return int(100 + (classes - 100) * 350 / 200)
 
 
 @dataclass(frozen=True)
@@ -34,6 +52,26 @@ def _pixels(size: tuple[int, int]) -> int:
     return h * w
 
 
+def dense_head_values(method, classes: int) -> float:
+    """fp32 values per input pixel of a dense head's per-class scores: anchors x classes x sum over levels 1/stride^2."""
+    if not method.dense_anchors or not classes:
+        return 0.0
+    per_loc = sum(1.0 / (s * s) for s in method.dense_levels)
+    return method.dense_anchors * (classes + (1 if method.dense_softmax else 0)) * per_loc * CLS_SCORE_COPIES
+
+
+def assignment_bytes(method, classes: int, pixels: int) -> float:
+    """Target-assignment transient of the image with the most GT boxes (images are assigned one at a time).
+
+    IoU assigners (MaxIoU, ATSS) build gt x anchors overlap tensors (40 B per pair in bbox_overlaps);
+    OTA-style assigners (SimOTA, dynamic soft label) add a pair x class classification cost.
+    """
+    if not method.assign_px:
+        return 0.0
+    pairs = method.assign_px * pixels * max_gt_per_image(classes or 80)
+    return pairs * (ASSIGN_BYTES_PER_PAIR + 4.0 * method.assign_cls * (classes or 80))
+
+
 def cv_params(r: Resolved) -> float:
     assert r.method and r.backbone
     if r.params_override is not None:
@@ -44,8 +82,8 @@ def cv_params(r: Resolved) -> float:
 def _calibration(r: Resolved) -> float:
     cal = knowledge().calibration
     assert r.method and r.backbone
-    if r.method.family == "detection":
-        return cal.get("detection", 1.0)
+    # detection uses the same constants: its former residual (1.30) is now counted (target assignment, per-class
+    # scores, mask logits, unfrozen non-ResNet backbones), see docs/memory-model.md
     return cal.get("transformer" if r.backbone.kind == "transformer" else "cnn", 1.0)
 
 
@@ -65,7 +103,10 @@ def cv_parts(r: Resolved) -> CvParts:
     s, method = r.settings, r.method
     batch, pixels = s["batch_size_per_gpu"], _pixels(s["input_size"])
     old_torch = torch_at_most(s["pytorch_version"], 1, 10)
-    bb = backbone_coefficients(r.backbone, r.output_stride, method.frozen_stem and r.training)
+    # MMDetection freezes the stem + stage 1 (frozen_stages=1) of ResNet-family and RegNet backbones only;
+    # HRNet, ConvNeXt, Swin, PVT and the CSP backbones train every stage.
+    frozen = method.frozen_stem and r.training and r.backbone.key.startswith(FROZEN_STAGE_BACKBONES)
+    bb = backbone_coefficients(r.backbone, r.output_stride, frozen)
     head = head_coefficients(method, r.backbone, r.output_stride)
     bb_values = bb.linear_values * (CKPT_BACKBONE_FACTOR if s["gradient_checkpointing"] else 1.0)
     values = bb_values + head.linear_values
@@ -77,9 +118,12 @@ def cv_parts(r: Resolved) -> CvParts:
     seg = method.family in SEG_FAMILIES and method.per_class_bytes
     loss_px = loss_heads * classes * (8.0 if old_torch else 4.0) if seg else 0.0
     calib = _calibration(r)
+    dense = dense_head_values(method, classes)
+    values += dense
     per_px = values * 4.0 * (AMP_ACT_FACTOR if amp else 1.0) + attn * attn_bytes
-    act = batch * pixels * (per_px * calib + loss_px) + batch * method.per_image_mb * 2**20
-    transient = batch * pixels * classes * 8.0 if seg else 0.05 * act
+    per_image = method.per_image_mb * 2**20 + method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
+    act = batch * pixels * (per_px * calib + loss_px) + batch * per_image
+    transient = batch * pixels * classes * 8.0 if seg else max(0.05 * act, assignment_bytes(method, classes, pixels))
     params = cv_params(r)
     if not r.training:
         return _inference_parts(r, params, act, values, attn, pixels, calib, _flops(r, bb.flops_per_pixel, pixels))

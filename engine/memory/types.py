@@ -60,11 +60,14 @@ class MemoryEstimate(BaseModel):
     profile: ProfileInfo
     train_flops_per_sample: float
     infer_flops_per_sample: float
+    # planning (upper) estimate of the allocated peak: central x family margin + 0.25 GiB (docs/memory-model.md)
+    allocated_upper_gib: float = 0.0
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """The public JSON form: {"memory": {...}} with texts in one language."""
         return {"memory": {
             "allocated_peak_gib": self.allocated_peak_gib,
+            "allocated_upper_gib": self.allocated_upper_gib,
             "device_total_gib": self.device_total_gib,
             "breakdown": dict(self.breakdown),
             "assumptions": [{"code": n.code, "field": n.field, "value": n.value, "text": n.get(lang)} for n in self.assumptions],
