@@ -35,6 +35,7 @@ bench-memory: $(STAMP)
 	$(BIN)/python bench/memory_accuracy.py
 
 bench: bench-memory
+	$(BIN)/python bench/run_all.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info bench/out

@@ -51,6 +51,30 @@ def enum_choices(field: str) -> list[str]:
     return []
 
 
+MAX_SHOWN = 60  # characters of a user value echoed in a message (a 1 MB string is not echoed back in full)
+
+# pydantic type errors, worded in both languages (pydantic's own text is English only).
+_TYPE_ERRORS: dict[str, tuple[str, str]] = {
+    "int_parsing": ("must be a whole number", "必须是整数"),
+    "int_type": ("must be a whole number", "必须是整数"),
+    "int_from_float": ("must be a whole number", "必须是整数"),
+    "float_parsing": ("must be a number", "必须是数字"),
+    "float_type": ("must be a number", "必须是数字"),
+    "bool_parsing": ("must be true or false", "必须是 true 或 false"),
+    "bool_type": ("must be true or false", "必须是 true 或 false"),
+    "string_type": ("must be a string", "必须是字符串"),
+    "tuple_type": ("must be a list of two integers [height, width]", "必须是两个整数组成的列表 [高, 宽]"),
+    "list_type": ("must be a list", "必须是列表"),
+    "finite_number": ("must be a finite number", "必须是有限数值"),
+}
+
+
+def shown(value: Any) -> str:
+    """A user value as it is echoed in a message: repr (control characters escaped), cut to MAX_SHOWN."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN - 3]}... ({len(text)} chars)"
+
+
 def _fmt(x: Any) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
@@ -61,13 +85,13 @@ def _range_message(field: str, value: Any, kind: str) -> tuple[str, str]:
     if low is not None and high is not None:
         op_en = "greater than" if strict_low else "between"
         if strict_low:
-            return (f"{field}: must be greater than {_fmt(low)} and at most {_fmt(high)} (got {value!r})",
-                    f"{field}：取值须大于 {_fmt(low)} 且不超过 {_fmt(high)}（收到 {value!r}）")
-        return (f"{field}: must be {op_en} {_fmt(low)} and {_fmt(high)} (got {value!r})",
-                f"{field}：取值范围为 {_fmt(low)} 到 {_fmt(high)}（收到 {value!r}）")
+            return (f"{field}: must be greater than {_fmt(low)} and at most {_fmt(high)} (got {shown(value)})",
+                    f"{field}：取值须大于 {_fmt(low)} 且不超过 {_fmt(high)}（收到 {shown(value)}）")
+        return (f"{field}: must be {op_en} {_fmt(low)} and {_fmt(high)} (got {shown(value)})",
+                f"{field}：取值范围为 {_fmt(low)} 到 {_fmt(high)}（收到 {shown(value)}）")
     if low is not None:
-        return (f"{field}: must be at least {_fmt(low)} (got {value!r})", f"{field}：取值至少为 {_fmt(low)}（收到 {value!r}）")
-    return (f"{field}: must be at most {_fmt(high)} (got {value!r})", f"{field}：取值至多为 {_fmt(high)}（收到 {value!r}）")
+        return (f"{field}: must be at least {_fmt(low)} (got {shown(value)})", f"{field}：取值至少为 {_fmt(low)}（收到 {shown(value)}）")
+    return (f"{field}: must be at most {_fmt(high)} (got {shown(value)})", f"{field}：取值至多为 {_fmt(high)}（收到 {shown(value)}）")
 
 
 def _translate(err: dict[str, Any]) -> WorkloadError:
@@ -85,15 +109,18 @@ def _translate(err: dict[str, Any]) -> WorkloadError:
         return WorkloadError(en.replace(f"{field}:", f"{name}:", 1), zh.replace(f"{field}：", f"{name}：", 1), field=field)
     if kind == "enum" and field:
         choices = ", ".join(enum_choices(field))
-        return WorkloadError(f"{name}: must be one of {choices} (got {value!r})",
-                             f"{name}：必须是 {choices} 之一（收到 {value!r}）", field=field)
+        return WorkloadError(f"{name}: must be one of {choices} (got {shown(value)})",
+                             f"{name}：必须是 {choices} 之一（收到 {shown(value)}）", field=field)
     if kind in ("string_too_long", "string_too_short", "too_long", "too_short"):
         ctx = err.get("ctx", {})
         limit = ctx.get("max_length", ctx.get("min_length"))
-        return WorkloadError(f"{name}: length must respect the limit {limit} (got {value!r})",
-                             f"{name}：长度须符合限制 {limit}（收到 {value!r}）", field=field)
+        return WorkloadError(f"{name}: length must respect the limit {limit} (got {shown(value)})",
+                             f"{name}：长度须符合限制 {limit}（收到 {shown(value)}）", field=field)
+    if kind in _TYPE_ERRORS:
+        en, zh = _TYPE_ERRORS[kind]
+        return WorkloadError(f"{name}: {en} (got {shown(value)})", f"{name}：{zh}（收到 {shown(value)}）", field=field)
     msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-    return WorkloadError(f"{name}: {msg} (got {value!r})", f"{name}：取值无效——{msg}（收到 {value!r}）", field=field)
+    return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：取值无效——{msg}（收到 {shown(value)}）", field=field)
 
 
 def workload_from_dict(d: Any) -> Workload:

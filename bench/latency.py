@@ -1,0 +1,171 @@
+"""recommend() latency over mixed workloads, against the floor of evaluating the same rules in plain Python.
+
+    python bench/latency.py [--n 5000] [--seed 0] [--profile 500] [--json bench/out/latency.json]
+
+Each of the n workloads is drawn at random (seeded) from tasks, models, sizes, batches, GPU counts, precisions
+and regions, so the planner's caches see realistic variety. Reported per call, in ms:
+- recommend(): the whole answer (validation, estimate, plan, rules, assembly; no rendering);
+- render(): the Markdown of that answer;
+- durable-rules: kb.engine.evaluate(facts) alone, on the facts of the same workloads;
+- floor: PythonEngine.evaluate(facts) - the same rules in plain Python, the least any answer costs.
+Then a cProfile of `--profile` recommend() calls: the top 15 functions by cumulative time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import pstats
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+TASKS: dict[str, list[dict[str, Any]]] = {
+    "semantic_segmentation": [{"model": "DeepLabV3+", "backbone": "R-50-D8"}, {"model": "SegFormer", "backbone": "MiT-B5"},
+                              {"model": "UPerNet", "backbone": "Swin-L"}, {"model": "PSPNet"}, {}],
+    "object_detection": [{"model": "Faster R-CNN"}, {"model": "RetinaNet"}, {"model": "Mask R-CNN"}, {}],
+    "instance_segmentation": [{"model": "Mask R-CNN"}, {"model": "Cascade Mask R-CNN"}, {}],
+    "image_classification": [{}, {"backbone": "ResNet-101"}],
+    "llm_finetune": [{"model": "Llama 3.1 8B", "finetune_method": "lora"}, {"model": "Qwen2.5 72B", "finetune_method": "qlora"},
+                     {"model": "Qwen2.5 7B"}, {"params_billion": 13.0}, {}],
+    "llm_pretrain": [{"model": "Llama 3.1 70B"}, {"model": "Qwen2.5 1.5B"}],
+    "nlp_finetune": [{"model": "BERT-base"}, {"model": "RoBERTa-large"}],
+    "inference": [{"model": "Qwen2.5 7B"}, {"model": "Llama 3.1 70B", "quantization": "int4"}, {"model": "Llama 3.1 8B"}],
+    "preprocessing": [{}],
+}
+CV = {"semantic_segmentation", "object_detection", "instance_segmentation", "image_classification"}
+
+
+def mixed_workloads(n: int, seed: int = 0) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        task = rng.choice(list(TASKS))
+        w: dict[str, Any] = {"task": task, **rng.choice(TASKS[task])}
+        if task in CV:
+            side = rng.choice([224, 512, 640, 769, 1024, 1333])
+            w["input_size"] = [side, rng.choice([side, 2 * side])]
+            w["batch_size_per_gpu"] = rng.choice([1, 2, 4, 8, 16, 32])
+        elif task != "preprocessing":
+            w["seq_len"] = rng.choice([512, 1024, 2048, 4096, 8192])
+            w["batch_size_per_gpu"] = rng.choice([1, 2, 4, 8])
+        if rng.random() < 0.3:
+            w["num_gpus"] = rng.choice([1, 2, 4, 8, 16])
+        if rng.random() < 0.3 and task != "preprocessing":
+            w["precision"] = rng.choice(["fp32", "fp16_amp", "bf16_amp", "bf16"])
+        if rng.random() < 0.3:
+            w["region"] = rng.choice(["cn-hangzhou", "cn-beijing", "ap-southeast-1", "us-east-1", "cn-shanghai"])
+        if rng.random() < 0.2:
+            w["interruptible"] = True
+        if rng.random() < 0.2:
+            w["dataset_size_gb"] = rng.choice([5.0, 200.0, 5000.0])
+        w["lang"] = rng.choice(["zh", "en"])
+        out.append(w)
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    return {"n": len(ms), "p50_ms": round(pct(ms, 50), 3), "p99_ms": round(pct(ms, 99), 3),
+            "mean_ms": round(statistics.fmean(ms), 3)}
+
+
+def run(n: int, seed: int, profile_n: int) -> dict[str, Any]:
+    from gpu_advisor import recommend
+    from gpu_advisor.advisor import evaluate_facts, get_knowledge
+    from gpu_advisor.rules.engine import PythonEngine
+    from gpu_advisor.validation import workload_from_dict
+
+    kb = get_knowledge()
+    oracle = PythonEngine(list(kb.rules.active))
+    workloads = mixed_workloads(n, seed)
+    for w in workloads[:50]:  # warm-up: knowledge loaded, templates compiled
+        recommend(w).render()
+    rec_ms, render_ms, failures = [], [], 0
+    for w in workloads:
+        t0 = time.perf_counter()
+        try:
+            rec = recommend(w)
+        except Exception:  # noqa: BLE001 - counted, a benchmark keeps going
+            failures += 1
+            continue
+        t1 = time.perf_counter()
+        rec.render()
+        t2 = time.perf_counter()
+        rec_ms.append((t1 - t0) * 1e3)
+        render_ms.append((t2 - t1) * 1e3)
+    facts = []
+    for w in workloads:
+        try:
+            facts.append(evaluate_facts(workload_from_dict(w))[0])
+        except Exception:  # noqa: BLE001
+            pass
+    durable_ms, floor_ms = [], []
+    for f in facts:
+        t0 = time.perf_counter()
+        kb.engine.evaluate(f)
+        t1 = time.perf_counter()
+        oracle.evaluate(f)
+        t2 = time.perf_counter()
+        durable_ms.append((t1 - t0) * 1e3)
+        floor_ms.append((t2 - t1) * 1e3)
+    result: dict[str, Any] = {"workloads": n, "failures": failures, "recommend": summary(rec_ms),
+                              "render": summary(render_ms), "durable_rules": summary(durable_ms),
+                              "python_rules_floor": summary(floor_ms)}
+    result["ratio_p50_to_floor"] = round(result["recommend"]["p50_ms"] / result["python_rules_floor"]["p50_ms"], 1)
+    result["ratio_p99_to_floor"] = round(result["recommend"]["p99_ms"] / result["python_rules_floor"]["p99_ms"], 1)
+    if profile_n:
+        profiler = cProfile.Profile()
+        sample = mixed_workloads(profile_n, seed + 1)
+        profiler.enable()
+        for w in sample:
+            try:
+                recommend(w)
+            except Exception:  # noqa: BLE001
+                pass
+        profiler.disable()
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).strip_dirs().sort_stats("cumulative").print_stats(15)
+        result["profile_top15"] = out.getvalue()
+    return result
+
+
+def table(r: dict[str, Any]) -> str:
+    lines = [f"recommend() latency over {r['workloads']} mixed workloads ({r['failures']} failed)",
+             f"{'what':<34} {'p50 ms':>8} {'p99 ms':>8} {'mean ms':>8}"]
+    for key, label in [("recommend", "recommend()"), ("render", "render() (Markdown)"),
+                       ("durable_rules", "rules on durable-rules"), ("python_rules_floor", "rules in plain Python (floor)")]:
+        s = r[key]
+        lines.append(f"{label:<34} {s['p50_ms']:>8.3f} {s['p99_ms']:>8.3f} {s['mean_ms']:>8.3f}")
+    lines.append(f"recommend() / floor: p50 {r['ratio_p50_to_floor']}x, p99 {r['ratio_p99_to_floor']}x "
+                 f"(targets: p50 <= 2 ms and <= 5x the floor)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", type=int, default=500, help="recommend() calls to profile (0: none)")
+    parser.add_argument("--json", type=Path, default=Path(__file__).parent / "out" / "latency.json")
+    args = parser.parse_args(argv)
+    result = run(args.n, args.seed, args.profile)
+    print(table(result))
+    if result.get("profile_top15"):
+        print("\ncProfile, top 15 by cumulative time:\n" + result["profile_top15"])
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""`make bench`: every speed and stability benchmark, then one table of the figures.
+
+    python bench/run_all.py [--quick]
+
+Runs bench/latency.py, bench/mcp_roundtrip.py, bench/cold_start.py, bench/http_load.py, the 50,000-evaluation
+memory-stability test (tests/test_stability.py with GPU_ADVISOR_STABILITY_EVALS=50000) and the fuzz test with
+GPU_ADVISOR_FUZZ_EXAMPLES=2000; each writes or prints its own details. `--quick` shrinks every run (smoke test).
+`make bench` runs bench/memory_accuracy.py (estimator accuracy) before this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+OUT = HERE / "out"
+
+
+def step(title: str, argv: list[str], env: dict[str, str] | None = None, timeout: int = 900) -> tuple[int, str, float]:
+    print(f"\n=== {title}: {' '.join(argv)}", flush=True)
+    t0 = time.monotonic()
+    done = subprocess.run(argv, cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True, text=True,
+                          timeout=timeout)
+    print(done.stdout[-6000:] + done.stderr[-2000:], flush=True)
+    return done.returncode, done.stdout, time.monotonic() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    q = args.quick
+    py = sys.executable
+    OUT.mkdir(parents=True, exist_ok=True)
+    codes: dict[str, int] = {}
+    codes["latency"], _, _ = step("latency", [py, "bench/latency.py", "--n", "300" if q else "5000",
+                                              "--profile", "100" if q else "500"])
+    codes["mcp"], _, _ = step("MCP round trip", [py, "bench/mcp_roundtrip.py", "--n", "30" if q else "300"])
+    codes["cold"], _, _ = step("cold start", [py, "bench/cold_start.py", "--n", "3" if q else "7"])
+    codes["http"], _, _ = step("HTTP load", [py, "bench/http_load.py", "--seconds", "5" if q else "30"])
+    evals = "5000" if q else "50000"
+    codes["stability"], out, secs = step("memory stability", [py, "-m", "pytest", "-q", "-s", "-p", "no:randomly",
+                                                               "tests/test_stability.py::test_rss_stable_over_engine_evaluations"],
+                                         {"GPU_ADVISOR_STABILITY_EVALS": evals})
+    growth = re.search(r"RSS growth over (\d+) engine evaluations: ([-\d.]+) MB", out)
+    stability = {"evaluations": int(evals), "rss_growth_mb": float(growth.group(2)) if growth else None,
+                 "seconds": round(secs, 1), "passed": codes["stability"] == 0}
+    (OUT / "stability.json").write_text(json.dumps(stability, indent=2), encoding="utf-8")
+    examples = "200" if q else "2000"
+    codes["fuzz"], _, secs = step("fuzz", [py, "-m", "pytest", "-q", "tests/test_fuzz_workloads.py"],
+                                  {"GPU_ADVISOR_FUZZ_EXAMPLES": examples, "GPU_ADVISOR_FUZZ_SEED": str(int(time.time()))})
+    fuzz = {"examples": int(examples), "passed": codes["fuzz"] == 0, "seconds": round(secs, 1)}
+
+    lat = json.loads((OUT / "latency.json").read_text())
+    mcp = json.loads((OUT / "mcp_roundtrip.json").read_text())
+    cold = json.loads((OUT / "cold_start.json").read_text())
+    http = json.loads((OUT / "http_load.json").read_text())
+    rows = [
+        ("recommend() p50 / p99", f"{lat['recommend']['p50_ms']} / {lat['recommend']['p99_ms']} ms", "p50 <= 2 ms"),
+        ("rules in plain Python (floor) p50 / p99",
+         f"{lat['python_rules_floor']['p50_ms']} / {lat['python_rules_floor']['p99_ms']} ms", ""),
+        ("recommend() / floor (p50)", f"{lat['ratio_p50_to_floor']}x", "<= 5x"),
+        ("rules on durable-rules p50", f"{lat['durable_rules']['p50_ms']} ms", ""),
+        ("MCP stdio: recommend / noop round trip (p50)",
+         f"{mcp['wire_only']['calls']['recommend_gpu_config']['p50_ms']} / {mcp['wire_only']['calls']['noop']['p50_ms']} ms", ""),
+        ("MCP stdio: recommend RTT / (library + noop RTT)",
+         f"{mcp['wire_only']['ratio_recommend_to_library_plus_noop_p50']}x wire, "
+         f"{mcp['client_validates']['ratio_recommend_to_library_plus_noop_p50']}x SDK client", "<= 1.5x"),
+        ("gpu-advisor --version (median)", f"{cold['version']['median_s']} s", "<= 1 s"),
+        ("stdio server answers initialize (median)", f"{cold['stdio_initialize']['median_s']} s", "<= 1 s"),
+        (f"HTTP {http['clients']} clients x {http['seconds']} s",
+         f"{http['req_per_s']} req/s, {http['errors']} errors, p99 {http['p99_ms']} ms", "0 errors"),
+        ("HTTP server RSS 1/3 -> end (max)",
+         f"{http['server_rss_third_mb']} -> {http['server_rss_end_mb']} MB ({http['server_rss_max_mb']})", "bounded"),
+        (f"RSS growth over {stability['evaluations']} engine evaluations", f"{stability['rss_growth_mb']} MB", "< 10 MB"),
+        (f"fuzz: {fuzz['examples']} random valid workloads", "passed" if fuzz["passed"] else "FAILED", "0 failures"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print("\n" + "=" * 100 + "\n" + f"{'figure':<{width}}  {'measured':<48}  target")
+    for name, value, target in rows:
+        print(f"{name:<{width}}  {value:<48}  {target}")
+    (OUT / "summary.json").write_text(json.dumps({"rows": rows, "exit_codes": codes, "fuzz": fuzz,
+                                                  "stability": stability}, indent=2), encoding="utf-8")
+    return 0 if all(c == 0 for c in codes.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

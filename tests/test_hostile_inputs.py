@@ -1,0 +1,319 @@
+"""Hostile and malformed input through every adapter, driven by one table (tests/hostile_inputs.yaml).
+
+Library: a WorkloadError naming the field. CLI: exit 2 and the message on stderr. MCP tools (in-process
+client): an is_error result. HTTP server (`gpu-advisor serve --transport http` on 127.0.0.1): a 4xx, or - for
+input that is well-formed JSON-RPC - a 200 whose JSON-RPC result is a tool error (MCP reports bad tool
+arguments that way, not with an HTTP status). Never a traceback, never a 5xx.
+
+Every message is in the requested language, names the field, is short (a 1 MB value is not echoed back),
+shows user text escaped (no raw control characters) and never evaluates it (templates stay templates).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gpu_advisor import recommend
+from gpu_advisor.errors import WorkloadError
+from gpu_advisor.server.http import MAX_BODY_BYTES
+
+TABLE = Path(__file__).with_name("hostile_inputs.yaml")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+MAX_MESSAGE = 4000
+LANGS = ("en", "zh")
+
+
+def _expand(node: Any) -> Any:
+    if isinstance(node, dict):
+        if set(node) == {"$repeat"}:
+            text, count = node["$repeat"]
+            return text * count
+        if set(node) == {"$nest"}:
+            value: Any = "x"
+            for _ in range(node["$nest"]):
+                value = [value]
+            return value
+        if set(node) == {"$int"}:
+            base, exp = node["$int"].split("**")
+            return int(base) ** int(exp)
+        return {k: _expand(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_expand(v) for v in node]
+    return node
+
+
+RAW = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
+ROWS = [{**row, "input": _expand(row["input"])} for row in RAW["rows"]]
+IDS = [row["id"] for row in ROWS]
+
+
+def test_table_is_big_and_unique() -> None:
+    assert len(ROWS) >= 40 and len(set(IDS)) == len(IDS)
+
+
+def _strings(node: Any) -> str:
+    if isinstance(node, str):
+        return node
+    if isinstance(node, dict):
+        return "".join(_strings(k) + _strings(v) for k, v in node.items())
+    if isinstance(node, list):
+        return "".join(_strings(v) for v in node)
+    return ""
+
+
+def _payload(row: dict[str, Any], lang: str) -> dict[str, Any]:
+    return {**row["input"], "lang": row.get("lang", lang)}
+
+
+def _expected_lang(row: dict[str, Any], lang: str) -> str:
+    """The language the message must be in: the requested one, zh (the default) when it is not zh/en."""
+    asked = row.get("lang", lang)
+    return asked if asked in LANGS else "zh"
+
+
+def check_message(row: dict[str, Any], lang: str, text: str, where: str) -> None:
+    assert row["field"] in text, f"{where}: field {row['field']!r} not named in {text[:300]!r}"
+    assert len(text) < MAX_MESSAGE, f"{where}: {len(text)} characters (user value echoed in full?)"
+    assert "Traceback" not in text and "File \"" not in text, f"{where}: traceback in {text[:300]!r}"
+    # escaped: no raw control characters (terminal escapes, NUL, CR) or bidi overrides
+    bad = [c for c in text if (ord(c) < 32 and c != "\n") or ord(c) == 127 or c in "\u202a\u202b\u202d\u202e"]
+    assert not bad, f"{where}: raw control characters {bad!r} in {text[:300]!r}"
+    # never evaluated: template syntax is shown, not rendered
+    user = _strings(row["input"])
+    if "{{ 7*7 }}" in user:
+        assert "49" not in text and "7*7" in text, f"{where}: {text!r}"
+    if "{% for" in user:
+        assert "012345678" not in text, f"{where}: {text!r}"
+    if "__class__" in user:
+        assert "<class" not in text and "mro" not in text.replace("__mro__", ""), f"{where}: {text!r}"
+    # in the requested language (Chinese text in zh; none in en apart from the user's own characters)
+    user_chars = set(user)
+    own = "".join(c for c in text if c not in user_chars)
+    if _expected_lang(row, lang) == "zh":
+        assert CJK.search(own), f"{where}: zh requested, message has no Chinese: {text[:300]!r}"
+    else:
+        assert not CJK.search(own), f"{where}: en requested, message has Chinese: {text[:300]!r}"
+
+
+# ------------------------------------------------------------------------------------------------ library
+@pytest.mark.parametrize("row", ROWS, ids=IDS)
+def test_library(row: dict[str, Any]) -> None:
+    for lang in LANGS:
+        with pytest.raises(WorkloadError) as info:
+            recommend(_payload(row, lang), lang=None)
+        err = info.value
+        assert err.field in (row["field"], None), (err.field, err.en[:200])
+        if err.field is None:  # a cross-field check: the message names the field instead
+            assert row["id"] == "lora-rank-with-full"
+        check_message(row, lang, err.message(_expected_lang(row, lang)), f"library/{lang}")
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+def _cli(argv: list[str], stdin_text: str) -> tuple[int, str, str]:
+    from gpu_advisor.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, stdin=io.StringIO(stdin_text), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+BIG = 64 * 1024  # PyYAML reads a 1 MB workload file in ~2 s: the CLI runs the megabyte rows once, not four times
+
+
+@pytest.mark.parametrize("row", ROWS, ids=IDS)
+def test_cli(row: dict[str, Any]) -> None:
+    runs = [("recommend", "en"), ("estimate", "en"), ("recommend", "zh"), ("estimate", "zh")]
+    if len(_strings(row["input"])) > BIG:
+        runs = [runs[IDS.index(row["id"]) % 4]]
+    for command, lang in runs:
+        text = yaml.safe_dump(_payload(row, lang), allow_unicode=True)
+        flags = ["--lang", lang] if "lang" not in row else []
+        code, out, err = _cli([command, "--workload", "-", *flags], text)
+        assert code == 2, (command, code, err[:300])
+        if command == "recommend":
+            assert out == ""
+            check_message(row, lang, err.removeprefix("gpu-advisor: "), f"cli recommend/{lang}")
+        else:
+            message = json.loads(out)["error"]["message"] if out else err
+            check_message(row, lang, message, f"cli estimate/{lang}")
+
+
+def test_cli_subprocess_exit_code_for_a_1mb_name() -> None:
+    """The real console script: stdin of 1 MB, exit 2, one short line on stderr."""
+    script = Path(sys.executable).parent / "gpu-advisor"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "gpu_advisor.cli"]
+    row = next(r for r in ROWS if r["id"] == "model-1mb")
+    done = subprocess.run([*command, "recommend", "--workload", "-", "--lang", "en"], input=json.dumps(row["input"]),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    check_message(row, "en", done.stderr, "cli subprocess")
+
+
+# ------------------------------------------------------------------------------------------------ MCP tools
+@pytest.fixture(scope="module")
+def mcp_server():
+    import logging
+
+    from gpu_advisor.server.app import build_server
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield build_server()
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def _json_safe(node: Any) -> bool:
+    """False when the value holds NaN or infinity, which JSON cannot carry (clients send null instead)."""
+    if isinstance(node, float):
+        return node == node and node not in (float("inf"), float("-inf"))
+    if isinstance(node, dict):
+        return all(_json_safe(v) for v in node.values())
+    if isinstance(node, list):
+        return all(_json_safe(v) for v in node)
+    return True
+
+
+def test_mcp_tools(mcp_server) -> None:
+    import anyio
+    from mcp import Client
+
+    failures: list[str] = []
+
+    async def go() -> None:
+        async with Client(mcp_server) as client:
+            for row in filter(lambda r: _json_safe(r["input"]), ROWS):  # NaN rows: see test_http_server
+                for lang in LANGS:
+                    for tool in ("recommend_gpu_config", "estimate_memory"):
+                        result = await client.call_tool(tool, _payload(row, lang))
+                        text = result.content[0].text if result.content else ""
+                        try:
+                            assert result.is_error, f"{tool} answered instead of refusing"
+                            check_message(row, lang, text, f"mcp {tool}/{lang}")
+                        except AssertionError as exc:
+                            failures.append(f"{row['id']}: {exc}")
+
+    anyio.run(go)
+    assert not failures, "\n".join(failures[:20])
+
+
+# ------------------------------------------------------------------------------------------------ HTTP
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def http_url(tmp_path_factory: pytest.TempPathFactory):
+    script = Path(sys.executable).parent / "gpu-advisor"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "gpu_advisor.cli"]
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_ALLOWED", "GPU_ADVISOR_TOKEN"))}
+    log = open(tmp_path_factory.mktemp("hostile") / "http.log", "w+", encoding="utf-8")
+    proc = subprocess.Popen([*command, "serve", "--transport", "http", "--port", str(port)], env=env,
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline, "HTTP server did not start"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+        log.seek(0)
+        assert "Traceback" not in log.read()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        log.close()
+
+
+def _post(url: str, body: bytes) -> tuple[int, str]:
+    request = urllib.request.Request(url, data=body, method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, exc.read().decode("utf-8", "replace")
+    except (urllib.error.URLError, ConnectionError) as exc:
+        # A body over the limit: the server answers 413 and closes while the client is still sending.
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, ConnectionError) and len(body) > MAX_BODY_BYTES:
+            return 413, "connection closed by the server after refusing the body"
+        raise
+
+
+def _call(name: str, arguments: Any, rid: int = 1) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments}}).encode()
+
+
+def test_http_server(http_url: str) -> None:
+    failures: list[str] = []
+    for row in ROWS:
+        for lang in LANGS:
+            status, body = _post(http_url, _call("recommend_gpu_config", _payload(row, lang)))
+            where = f"{row['id']} http/{lang}"
+            if 400 <= status < 500:
+                continue  # refused by the transport (e.g. 413 for a 1 MB body, 400 for NaN in JSON)
+            try:
+                assert status == 200, f"{where}: HTTP {status} {body[:200]}"
+                result = json.loads(body)["result"]
+                assert result["isError"], f"{where}: answered"
+                check_message(row, lang, result["content"][0]["text"], where)
+            except (AssertionError, KeyError, ValueError) as exc:
+                failures.append(str(exc))
+    assert not failures, "\n".join(failures[:20])
+    assert _post(http_url, _call("explain_rule", {"rule_id": "TIER-ENTRY"}))[0] == 200  # still serving
+
+
+# Malformed requests that never reach a tool: the transport answers 4xx (or a JSON-RPC error), never 5xx.
+BODIES: dict[str, bytes] = {
+    "not-json": b"{this is not json",
+    "empty": b"",
+    "not-utf8": b"\xff\xfe\x00{\"jsonrpc\": \"2.0\"}",
+    "json-array-of-junk": b"[1, 2, 3]",
+    "json-string": b"\"hello\"",
+    "deep-nesting": b"[" * 100_000 + b"]" * 100_000,
+    "deep-nesting-in-arguments": _call("recommend_gpu_config", {"task": "semantic_segmentation"}).replace(
+        b'"semantic_segmentation"', b"[" * 50_000 + b"]" * 50_000),
+    "arguments-a-list": _call("recommend_gpu_config", [1, 2, 3]),
+    "arguments-a-string": _call("recommend_gpu_config", "task=semantic_segmentation"),
+    "unknown-tool": _call("rm_rf", {}),
+    "unknown-method": json.dumps({"jsonrpc": "2.0", "id": 1, "method": "shell/exec"}).encode(),
+    "nan-in-arguments": _call("recommend_gpu_config", {"task": "llm_finetune", "params_billion": float("nan")}),
+}
+
+
+@pytest.mark.parametrize("name", list(BODIES))
+def test_http_malformed_requests(http_url: str, name: str) -> None:
+    status, body = _post(http_url, BODIES[name])
+    assert status < 500, f"{name}: HTTP {status} {body[:300]}"
+    if status == 200:
+        data = json.loads(body)
+        assert "error" in data or data.get("result", {}).get("isError"), f"{name}: {body[:300]}"
+    assert "Traceback" not in body
+    assert _post(http_url, _call("explain_rule", {"rule_id": "TIER-ENTRY"}))[0] == 200  # still serving
