@@ -124,13 +124,14 @@ def _cpu_instance(kb: Knowledge, job: Job) -> dict[str, Any] | None:
     if not job.cpu_only:
         return None
     need = max(2, job.host.vcpu)
-    options = sorted((t for t in kb.catalog.cpu_instance_types.values() if t.vcpu >= need),
-                     key=lambda t: (t.vcpu, t.memory_gib, t.type))
-    if not options:
+    types = sorted(kb.catalog.cpu_instance_types.values(), key=lambda t: (t.vcpu, t.memory_gib, t.type))
+    if not types:
         return None
-    t = options[0]
+    fitting = [t for t in types if t.vcpu >= need]
+    t = fitting[0] if fitting else max(types, key=lambda t: (t.vcpu, -t.memory_gib))
+    count = 1 if fitting else -(-need // t.vcpu)  # several instances when no single type has enough vCPU
     return {"instance_type": t.type, "family": t.family, "vcpu": t.vcpu, "memory_gib": t.memory_gib,
-            "source": t.source, "as_of": t.as_of}
+            "instances": count, "vcpu_needed": need, "source": t.source, "as_of": t.as_of}
 
 
 def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, Any], firings: list[Firing],

@@ -188,9 +188,6 @@ def test_random_valid_workloads_are_answered_with_invariants(data: dict[str, Any
     run_one(data)
 
 
-@pytest.mark.xfail(strict=True, reason="engine/assemble.py _cpu_instance returns None when the pipeline needs more "
-                   "vCPU than the largest CPU type; the answer then says 'No GPU instance type in the catalog holds "
-                   "this job' for a CPU-only job and names no CPU type or multi-instance split")
 def test_preprocessing_too_big_for_one_cpu_type_still_names_cpu_instances() -> None:
     rec = recommend({"task": "preprocessing", "num_gpus": 39}, "en")
     assert rec.cpu_instance is not None

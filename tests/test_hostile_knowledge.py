@@ -120,9 +120,6 @@ def test_lint_errors_name_rule_and_key(tmp_path: Path, case: str) -> None:
         assert rule["id"] in err.message(lang) and key in err.message(lang), err.message(lang)
 
 
-@pytest.mark.xfail(strict=True, reason="engine/rules/loader.py lint() and _fail() build messages from the Rule alone: "
-                   "errors found after parsing (unknown fact field, coerced value, derived fact nobody asserts, "
-                   "placeholder) name the rule id and key but not the file")
 @pytest.mark.parametrize("case", list(LINT_CASES))
 def test_lint_errors_name_the_file(tmp_path: Path, case: str) -> None:
     mutate, _ = LINT_CASES[case]
@@ -138,8 +135,6 @@ def test_duplicate_id_across_files_names_the_id(tmp_path: Path) -> None:
     assert "duplicate" in err.en and _base_rule()["id"] in err.en and _base_rule()["id"] in err.zh
 
 
-@pytest.mark.xfail(strict=True, reason="engine/rules/loader.py lint(): the duplicate-id message lists the ids only, "
-                   "not the files that define them, so the second definition cannot be found from the message")
 def test_duplicate_id_across_files_names_both_files(tmp_path: Path) -> None:
     _write(tmp_path, [_base_rule()], "a.yaml")
     _write(tmp_path, [_base_rule()], "b.yaml")

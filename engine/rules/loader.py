@@ -50,9 +50,12 @@ def load_rules(directory: str | Path | None = None) -> RuleBase:
         raise KnowledgeError(f"{folder}: no rule files (*.yaml) found",
                              f"{folder}：没有找到规则文件（*.yaml）")
     rules: list[Rule] = []
+    origin: dict[int, str] = {}
     for path in files:
-        rules.extend(_load_file(path))
-    lint(rules)
+        for rule in _load_file(path):
+            origin[id(rule)] = path.name
+            rules.append(rule)
+    lint(rules, origin)
     return RuleBase(tuple(rules), tuple(p.name for p in files))
 
 
@@ -82,24 +85,44 @@ def _fail(rule: Rule, key: str, en: str, zh: str) -> KnowledgeError:
     return KnowledgeError(f"rule {rule.id}: key '{key}': {en}", f"规则 {rule.id}：键 '{key}'：{zh}")
 
 
-def lint(rules: Iterable[Rule]) -> None:
-    rules = list(rules)
-    dupes = [rid for rid, n in Counter(r.id for r in rules).items() if n > 1]
-    if dupes:
-        raise KnowledgeError(f"duplicate rule id(s): {', '.join(dupes)}", f"规则 id 重复：{', '.join(dupes)}")
+def _in_file(error: KnowledgeError, file: str | None) -> KnowledgeError:
+    if file is None:
+        return error
+    return KnowledgeError(f"{file}: {error.en}", f"{file}：{error.zh}", field=error.field)
+
+
+def lint(rules: Iterable[Rule], origin: dict[int, str] | None = None) -> None:
+    """Check the rule base as a whole; errors name the file (when known), the rule id and the key."""
+    rules, origin = list(rules), origin or {}
+    _lint_duplicates(rules, origin)
     produced = {name for r in rules for name in r.then.assert_}
     for rule in rules:
-        _lint_conditions(rule)
-        for name in rule.when.derived:
-            if name not in produced:
-                raise _fail(rule, "when.derived", f"'{name}' is asserted by no rule", f"没有任何规则断言 '{name}'")
-        if (rule.then.advice is None) != (rule.then.section is None):
-            raise _fail(rule, "then", "advice and section go together", "advice 与 section 必须同时给出")
-        for lang in ("zh", "en"):
-            for text in (rule.why, rule.then.advice):
-                if text is not None:
-                    _lint_placeholders(rule, text.get(lang))
+        try:
+            _lint_rule(rule, produced)
+        except KnowledgeError as error:
+            raise _in_file(error, origin.get(id(rule))) from None
     _lint_match_fanout(rules)
+
+
+def _lint_duplicates(rules: list[Rule], origin: dict[int, str]) -> None:
+    dupes = [rid for rid, n in Counter(r.id for r in rules).items() if n > 1]
+    if dupes:
+        where = "; ".join(f"{rid} in " + ", ".join(sorted({origin.get(id(r), "?") for r in rules if r.id == rid}))
+                          for rid in dupes)
+        raise KnowledgeError(f"duplicate rule id(s): {where}", f"规则 id 重复：{where}")
+
+
+def _lint_rule(rule: Rule, produced: set[str]) -> None:
+    _lint_conditions(rule)
+    for name in rule.when.derived:
+        if name not in produced:
+            raise _fail(rule, "when.derived", f"'{name}' is asserted by no rule", f"没有任何规则断言 '{name}'")
+    if (rule.then.advice is None) != (rule.then.section is None):
+        raise _fail(rule, "then", "advice and section go together", "advice 与 section 必须同时给出")
+    for lang in ("zh", "en"):
+        for text in (rule.why, rule.then.advice):
+            if text is not None:
+                _lint_placeholders(rule, text.get(lang))
 
 
 def _lint_conditions(rule: Rule) -> None:
