@@ -119,7 +119,8 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "gpu_fp8": False, "gpu_nvlink": False, "gpu_count": 0, "nodes": 0 if job.cpu_only else 1,
                 "gpus_per_node": 0, "multi_gpu": False, "multi_node": False, "instance_type": "none",
                 "instance_family": "none", "instance_rdma": "none", "instance_vcpu": 0, "instance_ram_gib": 0.0,
-                "vgpu": False, "vcpu_short": False, "ram_short": False, "fit_step": 0, "planned_mem_gib": job.memory.device_total_gib,
+                "vgpu": False, "vcpu_short": False, "ram_short": False, "upper_fits": False,
+                "planned_upper_gib": round(_upper(job.memory), 2), "fit_step": 0, "planned_mem_gib": job.memory.device_total_gib,
                 "headroom_pct": 0.0, "planned_batch": job.batch, "accum_steps": 1, "vcpu_need": host.vcpu,
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0}
     t, gpu = c.instance, c.gpu
@@ -132,10 +133,17 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "vgpu": bool(t.vgpu), "fit_step": c.variant.step,
             "vcpu_short": t.vcpu < c.vcpu_need, "ram_short": t.memory_gib < c.ram_need_gib,
             "planned_mem_gib": round(c.estimate.device_total_gib, 2), "headroom_pct": c.headroom_pct,
+            "planned_upper_gib": round(_upper(c.estimate), 2), "upper_fits": _upper(c.estimate) <= gpu.memory_gb,
             "planned_batch": c.variant.workload.batch_size_per_gpu or job.batch,
             "accum_steps": c.variant.accum_steps, "vcpu_need": c.vcpu_need,
             "ram_need_gib": round(c.ram_need_gib, 1), "price_known": c.price_per_hour is not None,
             "price_per_hour": float(c.price_per_hour or 0.0)}
+
+
+def _upper(estimate: Any) -> float:
+    """Device memory from the planning (upper) estimate: the central device total plus the planning margin."""
+    margin = max(0.0, estimate.allocated_upper_gib - estimate.allocated_peak_gib)
+    return estimate.device_total_gib + margin
 
 
 def build_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:

@@ -72,6 +72,8 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "vgpu": (bool, "chosen type is a vGPU slice"),
     "fit_step": (int, "mitigation steps needed: 0 none, 1 AMP, 2 +checkpointing, 3 +micro-batch, 4 +sharding, 5 +GPUs"),
     "planned_mem_gib": (float, "device memory per GPU after the mitigations, GiB"),
+    "planned_upper_gib": (float, "planning (upper) estimate of device memory per GPU in the plan, GiB"),
+    "upper_fits": (bool, "the planning (upper) estimate also fits the chosen card"),
     "headroom_pct": (float, "free share of the chosen card after the plan, %"),
     "planned_batch": (int, "micro-batch per GPU in the plan"),
     "accum_steps": (int, "gradient-accumulation steps that keep the global batch"),
