@@ -79,6 +79,9 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
         return job, the_plan, report
+    if the_plan.preference_met:  # the user asked for this GPU and it holds the job: keep it, show the rest
+        theirs = report.option(report.recommended)
+        return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, preferred=True)
     mine, theirs = report.option(the_plan.chosen.instance.type), report.option(report.recommended)
     best = next((c for c in the_plan.options if c.instance.type == report.recommended), None)
     comparable = mine is not None and theirs is not None and None not in (mine.payg_mid, theirs.payg_mid)
@@ -90,12 +93,17 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs)
 
 
-def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any) -> CostReport:
+def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False) -> CostReport:
     """The cost report's pick cannot be compared on job totals with the planner's: keep the planner's, say why."""
     options = [o.model_copy(update={"marks": [m for m in o.marks if m != "recommended"]
                                     + (["recommended"] if o.instance_type == chosen else [])})
                for o in report.options]
     total = f"{cheapest_known.payg_mid:,.0f} {cheapest_known.currency}" if cheapest_known and cheapest_known.payg_mid else "-"
+    if preferred:
+        why = Text(en=f"the GPU you asked for holds the job; the cheapest option by job total is {report.recommended} "
+                      f"(about {total})",
+                   zh=f"你指定的 GPU 放得下此作业；按作业总价最便宜的是 {report.recommended}（约 {total}）")
+        return report.model_copy(update={"recommended": chosen, "why": why, "options": options})
     why = Text(en=f"lowest effective hourly cost among the configurations that fit; job totals cannot be compared "
                   f"with {report.recommended} (total: {total}) because one of them has no price or no throughput figure",
                zh=f"在放得下的配置中每小时有效成本最低；与 {report.recommended}（总价：{total}）缺少价格或算力数据，"
@@ -148,6 +156,9 @@ def _upper(estimate: Any) -> float:
 
 def build_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
     facts = {**job.facts(), **_plan_facts(job, the_plan)}
+    preferred = sorted(the_plan.preferred) if the_plan else []
+    facts["preferred_gpu"] = " / ".join(preferred) if preferred else "none"
+    facts["preference_met"] = bool(the_plan and the_plan.preference_met)
     chosen = the_plan.chosen if the_plan else None
     hours = job_hours(chosen, job) if chosen is not None else None
     facts["job_hours"] = float(hours or 0.0)

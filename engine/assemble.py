@@ -44,24 +44,33 @@ def _text(text: Text, facts: dict[str, Any]) -> Text:
     return Text(zh=interpolate(text.zh, facts), en=interpolate(text.en, facts))
 
 
-def _mitigations(step: int) -> list[Text]:
-    return [STEP_TEXT[s] for s in sorted(STEP_TEXT) if s <= step]
+def _mitigations(c: Candidate, base: Any) -> list[Text]:
+    """The chain's steps this plan actually applies, compared with the job as resolved."""
+    w = c.variant.workload
+    applied = {
+        STEP_AMP: w.precision != base.precision or w.quantization != base.quantization,
+        STEP_CKPT: bool(w.gradient_checkpointing) and not base.gradient_checkpointing,
+        STEP_MICROBATCH: c.variant.accum_steps > 1 and c.variant.step >= STEP_MICROBATCH,
+        STEP_SHARD: w.distributed != base.distributed and c.nodes == 1,
+        STEP_MORE_NODES: c.nodes > 1 and c.variant.step >= STEP_MORE_NODES,
+    }
+    return [STEP_TEXT[s] for s in sorted(STEP_TEXT) if s <= c.variant.step and applied[s]]
 
 
-def _option(c: Candidate, reason: Text) -> Option:
+def _option(c: Candidate, reason: Text, base: Any) -> Option:
     t = c.instance
     return Option(
         instance_type=t.type, family=t.family, gpu_id=c.gpu.id, gpu_display=c.gpu.display_name,
         gpu_memory_gib=float(t.gpu_memory_gb or c.gpu.memory_gb or 0.0), gpus_per_node=c.gpus_per_node,
         nodes=c.nodes, total_gpus=c.total_gpus, vcpu=t.vcpu, memory_gib=t.memory_gib, rdma=t.rdma,
-        fit_step=c.variant.step, mitigations=_mitigations(c.variant.step),
+        fit_step=c.variant.step, mitigations=_mitigations(c, base),
         planned_mem_gib=round(c.estimate.device_total_gib, 2), headroom_pct=c.headroom_pct,
         price_per_hour=c.price_per_hour, currency=c.price.currency if c.price else None,
         price_region=c.price.region if c.price else None, price_source=c.price.source if c.price else None,
         price_as_of=c.price.as_of if c.price else None, reason=reason, source=t.source, as_of=t.as_of)
 
 
-def _why_not(c: Candidate, best: Candidate) -> Text:
+def _why_not(c: Candidate, best: Candidate, base: Any) -> Text:
     if c.hourly is None:
         return Text(en="no price in the catalog for this region", zh="目录中没有该地域的价格")
     if c.shortfalls:
@@ -69,11 +78,13 @@ def _why_not(c: Candidate, best: Candidate) -> Text:
     if best.hourly is not None and c.hourly > best.hourly:
         return Text(en=f"costs {c.hourly:.2f}/h vs {best.hourly:.2f}/h for the recommended option",
                     zh=f"每小时 {c.hourly:.2f}，高于推荐方案的 {best.hourly:.2f}")
-    steps = "; ".join(t.en for t in _mitigations(c.variant.step)) or "none"
-    return Text(en=f"needs mitigations: {steps}", zh="需要省显存措施：" + ("；".join(t.zh for t in _mitigations(c.variant.step)) or "无"))
+    steps = _mitigations(c, base)
+    if not steps:
+        return Text(en="fits as configured, but ranks below the recommended option", zh="按原配置放得下，但排在推荐方案之后")
+    return Text(en="needs mitigations: " + "; ".join(t.en for t in steps), zh="需要省显存措施：" + "；".join(t.zh for t in steps))
 
 
-def _alternatives(the_plan: Plan) -> list[Option]:
+def _alternatives(the_plan: Plan, base: Any) -> list[Option]:
     best = the_plan.chosen
     if best is None:
         return []
@@ -83,7 +94,7 @@ def _alternatives(the_plan: Plan) -> list[Option]:
         if c.gpu.id in seen:
             continue
         seen.add(c.gpu.id)
-        out.append(_option(c, _why_not(c, best)))
+        out.append(_option(c, _why_not(c, best, base), base))
         if len(out) == MAX_ALTERNATIVES:
             break
     return out
@@ -145,8 +156,8 @@ def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, An
     return Recommendation(
         lang=lang, workload=job.workload.model_dump(mode="json", exclude_none=True), tier=_choices(kb, firings).get("tier"),
         memory=job.memory, planned_memory=chosen.estimate if chosen else None,
-        instance=_option(chosen, _chosen_reason(cost)) if chosen else None,
-        alternatives=_alternatives(the_plan) if the_plan else [],
+        instance=_option(chosen, _chosen_reason(cost), job.workload) if chosen else None,
+        alternatives=_alternatives(the_plan, job.workload) if the_plan else [],
         rejected=[Text(en=f"{r.gpu.display_name}: {r.reason.en}", zh=f"{r.gpu.display_name}：{r.reason.zh}")
                   for r in (the_plan.rejected if the_plan else [])],
         host=host, cpu_instance=_cpu_instance(kb, job), choices=_choices(kb, firings), sections=items,

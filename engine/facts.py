@@ -54,6 +54,8 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     # the plan (selection on the catalog)
     "has_plan": (bool, "a GPU configuration that fits was found"),
     "gpu_id": (str, "chosen GPU (catalog id)"),
+    "preferred_gpu": (str, "GPU(s) the user asked for, catalog ids ('none' when not given)"),
+    "preference_met": (bool, "the GPU the user asked for holds the job and was chosen"),
     "gpu_mem_gib": (float, "memory per chosen GPU, GiB"),
     "gpu_arch": (str, "chosen GPU architecture"),
     "gpu_bf16": (bool, "chosen GPU supports BF16"),

@@ -17,6 +17,7 @@ from gpu_advisor.i18n import Text
 from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Variant, inference_variants,
                                 training_variants)
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
+from gpu_advisor.preference import resolve_gpu_preference
 from gpu_advisor.workload import Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
@@ -79,6 +80,11 @@ class Plan:
     chosen: Candidate | None
     options: list[Candidate]
     rejected: list[Rejection]
+    preferred: frozenset[str] = frozenset()
+
+    @property
+    def preference_met(self) -> bool:
+        return bool(self.preferred) and self.chosen is not None and self.chosen.gpu.id in self.preferred
 
 
 def _fits(estimate: MemoryEstimate, gpu: GPU) -> bool:
@@ -196,7 +202,10 @@ def plan(catalog: Catalog, w: Workload, region: str) -> Plan:
             continue
         options.extend(cands)
     options.sort(key=Candidate.rank_key)
-    return Plan(options[0] if options else None, options, rejected)
+    preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()
+    if preferred:  # the user's GPU leads when it holds the job; the ranking decides among its types
+        options.sort(key=lambda c: c.gpu.id not in preferred)
+    return Plan(options[0] if options else None, options, rejected, preferred)
 
 
 __all__ = ["Candidate", "Plan", "Rejection", "plan", "STEP_AS_GIVEN", "STEP_MORE_NODES"]

@@ -145,6 +145,9 @@ class Workload(BaseModel):
     epochs: Annotated[float, Field(gt=0, le=100_000)] | None = Field(None, description="Passes over the data. Default: depends on the task.")
     data_loader_workers: Annotated[int, Field(ge=0, le=256)] | None = Field(None, description="DataLoader worker processes per GPU. Default: 4 (8 with heavy augmentation).")
     augmentation: Augmentation | None = Field(None, description="Data augmentation cost: light (flip, crop) or heavy (photometric, mosaic, multi-scale). Default: light.")
+    gpu_preference: Annotated[str, Field(min_length=1, max_length=40)] | None = Field(
+        None, description="A GPU you would like to use, e.g. 'A10', 'L20', 'V100 32GB', 'T4': the advisor checks "
+        "whether it holds the job, with which mitigations, and says so. Default: none (the advisor chooses).")
     region: Annotated[str, Field(max_length=32)] | None = Field(None, description="Where to run: 'mainland' (Chinese mainland), 'international', or a region id like 'cn-hangzhou', 'ap-southeast-1'. Default: cn-hangzhou.")
     budget_per_hour: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(None, description="Highest acceptable pay-as-you-go price per hour, in CNY. Default: no cap.")
     budget_total: Annotated[float, Field(gt=0, le=1_000_000_000)] | None = Field(None, description="Highest acceptable total cost of the job, in CNY. Default: no cap.")
@@ -176,7 +179,7 @@ class Workload(BaseModel):
     def _no_nan(cls, value: float | None, info: Any) -> float | None:
         return _finite(value, info.field_name)
 
-    @field_validator("model", "backbone")
+    @field_validator("model", "backbone", "gpu_preference")
     @classmethod
     def _printable(cls, value: str | None) -> str | None:
         if value is not None and any(ord(ch) < 32 or ord(ch) == 127 for ch in value):

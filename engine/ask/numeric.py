@@ -47,17 +47,35 @@ def _gpus_pattern() -> str:
 
 # --- handlers ------------------------------------------------------------------------------------------
 
+def _catalog_gpu(gpu: str) -> bool:
+    from gpu_advisor.catalog import load_catalog
+    from gpu_advisor.errors import WorkloadError
+    from gpu_advisor.preference import resolve_gpu_preference
+
+    try:
+        return bool(resolve_gpu_preference(load_catalog(), gpu))
+    except WorkloadError:
+        return False
+
+
+def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:
+    if _catalog_gpu(gpu):
+        s.set("gpu_preference", gpu, m)
+        s.hint("gpu_preference", m, f"You mentioned {gpu}: the advisor checks whether it holds the job and uses it if so.",
+               f"您提到了 {gpu}：顾问会核对它能否放下此作业，能放下就按它推荐。", claim=False)
+    else:
+        s.hint("gpu_preference", m, f"You mentioned {gpu}: Alibaba's catalog names no such GPU, so it is only a note.",
+               f"您提到了 {gpu}：阿里云目录中没有这一型号，仅作记录。", claim=claim)
+
+
 def gpu_count_named(s: Scanner, m: re.Match[str]) -> None:
     gpu = m.group("gpu").upper().replace(" ", "")
     s.set("num_gpus", _int(m), m)
-    s.hint("gpu_preference", m, f"You mentioned {gpu}: taken as a preference, the advisor still checks that it fits.",
-           f"您提到了 {gpu}：作为偏好记录，顾问仍会核对它是否放得下。", claim=False)
+    _prefer(s, m, gpu, claim=False)
 
 
 def gpu_named(s: Scanner, m: re.Match[str]) -> None:
-    gpu = m.group("gpu").upper().replace(" ", "")
-    s.hint("gpu_preference", m, f"You mentioned {gpu}: taken as a preference, not a requirement.",
-           f"您提到了 {gpu}：作为偏好记录，而非硬性要求。")
+    _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=True)
 
 
 def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:

@@ -1,0 +1,40 @@
+"""Resolve a GPU the user asked for ("A10", "V100 32GB", "L20") to catalog GPU ids, or explain why not."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from gpu_advisor.catalog import Catalog
+from gpu_advisor.errors import WorkloadError
+
+_NOISE = re.compile(r"nvidia|tesla|geforce|sxm2?|pcie|[\s_-]+")
+_MEMORY = re.compile(r"(\d{2,3})\s*g(?:b|ib)?\b")
+
+
+def _norm(text: str) -> str:
+    return _NOISE.sub("", text.lower())
+
+
+def resolve_gpu_preference(catalog: Catalog, text: str) -> frozenset[str]:
+    """Catalog GPU ids that match the user's words; WorkloadError (field gpu_preference) when none do."""
+    memory = _MEMORY.search(text.lower())
+    wanted = _norm(_MEMORY.sub("", text.lower())) if memory else _norm(text)
+    ids = set()
+    for gpu in catalog.gpus.values():
+        names = {_norm(gpu.id), gpu.id.split("-")[0].lower(), _norm(gpu.display_name)}
+        if wanted and wanted in names:
+            if memory is None or (gpu.memory_gb and int(gpu.memory_gb) == int(memory.group(1))):
+                ids.add(gpu.id)
+    if not ids and memory is not None and not wanted:
+        ids = {g.id for g in catalog.gpus.values() if g.memory_gb and int(g.memory_gb) == int(memory.group(1))}
+    if ids:
+        return frozenset(ids)
+    known = sorted(g.id for g in catalog.gpus.values() if g.named_by_alibaba)
+    close = difflib.get_close_matches(text.upper().replace(" ", ""), known, n=5, cutoff=0.3)
+    raise WorkloadError(
+        f"gpu_preference: '{text[:40]}' is not a GPU in the catalog; named GPUs: {', '.join(known)} "
+        "(Alibaba does not name the GPUs of gn7e / gn8v: ask by memory, e.g. '80GB' or '96GB')",
+        f"gpu_preference：目录中没有 GPU“{text[:40]}”；已命名的 GPU：{'、'.join(known)}"
+        "（阿里云未公布 gn7e / gn8v 的 GPU 型号：可按显存指定，如“80GB”“96GB”）",
+        field="gpu_preference", suggestions=close or known[:5])

@@ -1,0 +1,58 @@
+"""A GPU the user names: honoured when it holds the job, explained when it does not, refused when unknown."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_advisor import recommend
+from gpu_advisor.ask import parse_question
+from gpu_advisor.catalog import load_catalog
+from gpu_advisor.errors import WorkloadError
+from gpu_advisor.preference import resolve_gpu_preference
+
+CATALOG = load_catalog()
+
+
+@pytest.mark.parametrize("text, ids", [
+    ("A10", {"A10"}), ("a100", {"A100-40GB"}), ("V100", {"V100-SXM2-16GB", "V100-SXM2-32GB"}),
+    ("V100 32GB", {"V100-SXM2-32GB"}), ("NVIDIA L20", {"L20"}), ("80GB", {"AMPERE-80GB"}), ("96 GB", {"GN8V-96GB-HBM3"}),
+])
+def test_names_resolve_to_catalog_gpus(text, ids):
+    assert resolve_gpu_preference(CATALOG, text) == ids
+
+
+@pytest.mark.parametrize("text", ["H100", "A800", "RTX 4090", "gpu.t4.xlarge"])
+def test_gpus_alibaba_does_not_sell_by_name_are_refused_with_the_named_list(text):
+    with pytest.raises(WorkloadError) as info:
+        resolve_gpu_preference(CATALOG, text)
+    assert info.value.field == "gpu_preference" and "A10" in info.value.message("en")
+    assert "gpu_preference" in info.value.message("zh")
+
+
+def test_preferred_gpu_leads_when_it_holds_the_job():
+    rec = recommend({"task": "semantic_segmentation", "gpu_preference": "T4"}, "en")
+    assert rec.instance.gpu_id == "T4"
+    assert rec.cost is None or rec.cost.recommended == rec.instance.instance_type
+    assert "FIT-PREF-MET" in [e.rule_id for e in rec.trace]
+
+
+def test_preferred_gpu_that_cannot_hold_the_job_is_explained_not_used():
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "full", "num_gpus": 1,
+                     "gpu_preference": "T4"}, "en")
+    assert rec.instance is None or rec.instance.gpu_id != "T4"
+    assert "FIT-PREF-UNMET" in [e.rule_id for e in rec.trace]
+    assert any("T4" in r.en for r in rec.rejected)
+
+
+def test_unknown_preference_is_a_workload_error_through_recommend():
+    with pytest.raises(WorkloadError) as info:
+        recommend({"task": "semantic_segmentation", "gpu_preference": "H800"}, "zh")
+    assert info.value.field == "gpu_preference"
+
+
+def test_ask_reads_a_catalog_gpu_as_a_preference_and_an_unknown_one_as_a_note():
+    parsed = parse_question("用两张A10微调 Llama 3.1 8B，LoRA")
+    assert parsed.workload_fields.get("gpu_preference") == "A10" and parsed.workload_fields.get("num_gpus") == 2
+    parsed = parse_question("用H100训练 Llama 3.1 8B")
+    assert "gpu_preference" not in parsed.workload_fields
+    assert any(h.kind == "gpu_preference" for h in parsed.hints)
