@@ -20,6 +20,7 @@ from pathlib import Path
 from gpu_advisor.errors import AdvisorError
 from gpu_advisor.memory import estimate_memory
 from gpu_advisor.memory.states import per_param
+from gpu_advisor.models import resolve_method
 from gpu_advisor.workload import Workload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,8 +53,40 @@ def _opt(name: str) -> str:
     return {"sgd": "sgd_momentum", "adamw": "adamw", "adam": "adam"}.get(n.split(" ")[0], "adamw")
 
 
-def _torch(measured_with: str) -> str:
-    return "1.8" if "mmcv-1.x" in measured_with or "PyTorch 1.4" in measured_with else "1.13"
+def _torch(measured_with: str, run_date: str = "") -> str:
+    """PyTorch of a run: mmengine era -> 1.13; mmcv-1.x era -> 1.8, or 1.5 for runs dated before PyTorch 1.6's release
+    (2020-07-28), the first with a native GroupNorm kernel (pytorch#28203): earlier GN ran as batch_norm + addcmul."""
+    if "mmcv-1.x" in measured_with or "PyTorch 1.4" in measured_with:
+        return "1.5" if run_date.isdigit() and run_date < "20200728" else "1.8"
+    return "1.13"
+
+
+_BACKBONE_TOKEN = re.compile(r"(?:^|-)(?:r\d{2,3}|x\d{2,3}|regnetx|hrnetv2p|swin|pvt|convnext|res2net|resnest|mobilenet|vgg|darknet|cspnext)")
+
+
+def _config_model(cfg: str) -> str | None:
+    """Method name written in an MMDetection config name: the tokens before the backbone, plus norm / conv variants
+    ("detectors_htc-r50_1x_coco" -> "detectors-htc", "mask-rcnn_r50_fpn_gn-ws-all_2x_coco" -> "mask-rcnn-gn-ws")."""
+    parts = []
+    for token in cfg.lower().split("_"):
+        found = _BACKBONE_TOKEN.search(token)
+        if found:
+            if found.start():
+                parts.append(token[:found.start()])
+            break
+        parts.append(token)
+    else:
+        return None
+    if not parts:
+        return None
+    name = "-".join(parts)
+    if re.search(r"gn[-_]ws", cfg):
+        name += "-gn-ws"
+    elif re.search(r"gn-all", cfg):
+        name += "-gn"
+    if re.search(r"-sac[_-]", cfg):
+        name += "-sac"
+    return name
 
 
 def mmseg_rows(path: Path) -> list[Row]:
@@ -64,7 +97,7 @@ def mmseg_rows(path: Path) -> list[Row]:
         d = dict(task="semantic_segmentation", model=x["method"], backbone=x["backbone"] or None,
                  input_size=(int(x["input_h"]), int(x["input_w"])), batch_size_per_gpu=int(x["batch_per_gpu"]),
                  num_gpus=int(x["gpus"] or 4), distributed="ddp", precision=x["precision"], optimizer=_opt(x["optimizer"]),
-                 num_classes=int(x["num_classes"]), pytorch_version=_torch(x["measured_with"]),
+                 num_classes=int(x["num_classes"]), pytorch_version=_torch(x["measured_with"], x["run_date"]),
                  gradient_checkpointing=x["with_cp"] == "True")
         rows.append(Row("mmseg", f"{x['method']} {x['backbone']} {x['config_name']}", float(x["training_memory_gb"]), [d]))
     return rows
@@ -99,8 +132,10 @@ def mmdet_rows(path: Path) -> list[Row]:
         base = dict(task=task, backbone=_det_backbone(x), input_size=(int(x["input_max_short"]), int(x["input_max_long"])),
                     batch_size_per_gpu=int(x["batch_per_gpu"]), num_gpus=int(x["gpus"] or 8), distributed="ddp",
                     precision=x["precision"], optimizer=_opt(x["optimizer"]), num_classes=int(x["num_classes"] or 80),
-                    pytorch_version=_torch(x["measured_with"]))
-        cands = [dict(base, model=m) for m in (x["method"], x["model_type"]) if m]
+                    pytorch_version=_torch(x["measured_with"], x["run_date"]))
+        named = _config_model(x["config_name"]) if x["config_name"] else None
+        names = [m for m in (named if named and resolve_method(named) else None, x["method"], x["model_type"]) if m]
+        cands = [dict(base, model=m) for m in names]
         rows.append(Row("mmdet", f"{x['method']} {x['backbone_type']} {x['config_name']}", float(x["training_memory_gb"]), cands))
     return rows
 

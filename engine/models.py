@@ -84,6 +84,13 @@ class MethodSpec(BaseModel):
     assign_px: float = 0.0                # anchor (or prior) x GT pairs per input pixel per GT box
     assign_cls: float = 0.0               # extra fp32 values per pair per class (classification cost of OTA-style assigners)
     frozen_stem: bool = False
+    # normalisation and backbone variants, see docs/memory-model.md "Detection necks, norms and backbone variants"
+    norm: Literal["bn", "gn", "gn_ws"] = "bn"   # backbone norm: GroupNorm (+ weight standardisation) instead of frozen BN
+    gn_px: float = 0.0                    # GroupNorm output values per input pixel in neck + heads
+    gn_in_head: bool = False              # those GN outputs are already counted in `head` (GN towers)
+    gn_roi_mb: float = 0.0                # GroupNorm outputs in the RoI heads, MiB per image
+    backbone_passes: float = 1.0          # recursive feature pyramid (DetectoRS RFP): backbone + neck run this many times
+    sac: bool = False                     # switchable atrous convolution replaces the bottleneck 3x3 convs (DetectoRS)
     mask_variant: str | None = None
     detection_variant: str | None = None
     head_channels: int | None = None

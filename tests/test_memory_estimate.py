@@ -186,3 +186,25 @@ def test_planning_estimate_is_explicit_margin_over_central() -> None:
         est = estimate_memory(w)
         assert est.allocated_upper_gib > est.allocated_peak_gib
         assert est.to_dict()["memory"]["allocated_upper_gib"] == est.allocated_upper_gib
+
+
+def _det_gib(model: str, **kw) -> float:
+    base = dict(task="object_detection", model=model, backbone="R-50", input_size=(800, 1333), batch_size_per_gpu=2,
+                num_gpus=8, num_classes=80)
+    return estimate_memory(Workload(**{**base, **kw})).allocated_peak_gib
+
+
+def test_group_norm_composite_before_torch_1_6() -> None:
+    """GN ran as batch_norm + addcmul before PyTorch 1.6: one more saved tensor per norm; native GN ~ frozen BN."""
+    old, new = _det_gib("Faster R-CNN GN+WS", pytorch_version="1.5"), _det_gib("Faster R-CNN GN+WS", pytorch_version="1.8")
+    plain = _det_gib("Faster R-CNN", pytorch_version="1.8")
+    assert old > new > plain
+    assert _det_gib("Weight Standardization", pytorch_version="1.8") == pytest.approx(new)
+    assert _det_gib("Faster R-CNN", pytorch_version="1.5") == pytest.approx(plain)   # BN models unaffected
+
+
+def test_detectors_and_guided_anchoring_cost_more() -> None:
+    htc = _det_gib("HTC", pytorch_version="1.8")
+    assert _det_gib("HTC-SAC", pytorch_version="1.8") > htc
+    assert _det_gib("DetectoRS-HTC", pytorch_version="1.8") > _det_gib("HTC-SAC", pytorch_version="1.8")
+    assert _det_gib("GA-RPN", pytorch_version="1.8") > _det_gib("RPN", pytorch_version="1.8")   # 9 approximate anchors/location

@@ -16,6 +16,15 @@ FROZEN_STAGE_BACKBONES = ("resnet", "resnext", "res2net", "resnest", "regnet")
 CLS_SCORE_COPIES = 3.0   # per anchor x class: score-conv output, permuted/reshaped copy the loss saves, per-element loss
 ASSIGN_BYTES_PER_PAIR = 40.0   # bbox_overlaps(gt, anchors) fp32: lt, rb, wh (2 each) + overlap, union, eps-max, ious
 MASK_LOGIT_PX = 28 * 28 * 2.0  # FCNMaskHead: C x 28 x 28 logits per positive RoI, kept + their gradient at backward
+# GroupNorm before PyTorch 1.6 ran as batch_norm on a (1, N*G, -1) view + addcmul(bias, out, weight) (native kernel:
+# pytorch#28203, June 2020): it keeps one more tensor of its output size than BN or native GN. In a ResNet bottleneck
+# the norm outputs (m + m + r*m) are half of the (4 + 2r) m saved values, in a basic block 2C of 4C: x 1.5.
+GN_COMPOSITE_BACKBONE = 0.5
+# SAC (DetectoRS, Qiao et al. 2006.02334; mmdet SAConv2d): pre-context sum, reflect-padded copy and its 5x5 average
+# (3 x Cin), two conv branches (dilation 1 and 3) and their switch-weighted blend (3 x Cout) on top of a plain 3x3
+# conv: ~6 of the 12 mid-widths a ResNet bottleneck saves, minus the conv output it replaces -> 5/12.
+SAC_BOTTLENECK = 5.0 / 12.0
+WS_WEIGHT_COPIES = 2.0   # weight standardisation keeps (w - mean) and the standardised weight per conv, fp32
 
 
 def max_gt_per_image(classes: int) -> int:
@@ -109,7 +118,15 @@ def cv_parts(r: Resolved) -> CvParts:
     bb = backbone_coefficients(r.backbone, r.output_stride, frozen)
     head = head_coefficients(method, r.backbone, r.output_stride)
     bb_values = bb.linear_values * (CKPT_BACKBONE_FACTOR if s["gradient_checkpointing"] else 1.0)
+    resnet_like = r.backbone.key.startswith(FROZEN_STAGE_BACKBONES) and r.backbone.kind == "cnn"
+    old_gn = 1.0 if torch_at_most(s["pytorch_version"], 1, 5) else 0.0   # extra tensor per composite GroupNorm
+    if method.norm != "bn" and resnet_like:
+        bb_values *= 1.0 + GN_COMPOSITE_BACKBONE * old_gn
+    if method.sac and resnet_like:
+        bb_values *= 1.0 + SAC_BOTTLENECK
+    bb_values *= method.backbone_passes
     values = bb_values + head.linear_values
+    values += method.gn_px * ((0.0 if method.gn_in_head else 1.0) + old_gn)
     amp = s["precision"] != "fp32"
     attn = attention_values(bb.attn_terms + head.attn_terms, pixels, method.attention_keys_override)
     attn_bytes = 8.0 if old_torch else 4.0
@@ -121,8 +138,11 @@ def cv_parts(r: Resolved) -> CvParts:
     dense = dense_head_values(method, classes)
     values += dense
     per_px = values * 4.0 * (AMP_ACT_FACTOR if amp else 1.0) + attn * attn_bytes
-    per_image = method.per_image_mb * 2**20 + method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
+    per_image = (method.per_image_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
+    per_image += method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
     act = batch * pixels * (per_px * calib + loss_px) + batch * per_image
+    if method.norm == "gn_ws" and r.training:
+        act += WS_WEIGHT_COPIES * 4.0 * cv_params(r)
     transient = batch * pixels * classes * 8.0 if seg else max(0.05 * act, assignment_bytes(method, classes, pixels))
     params = cv_params(r)
     if not r.training:
