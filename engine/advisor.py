@@ -18,6 +18,7 @@ from gpu_advisor.memory import estimate_host, estimate_memory
 from gpu_advisor.planner import Plan, plan
 from gpu_advisor.recommendation import Recommendation
 from gpu_advisor.rules.engine import DurableEngine, Firing, PythonEngine, RuleEngine
+from gpu_advisor.scenarios import scenario_rows, wants_scenarios
 from gpu_advisor.rules.loader import RuleBase, load_rules
 from gpu_advisor.workload import Workload
 
@@ -63,7 +64,10 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     firings = kb.engine.evaluate(facts)
     from gpu_advisor.assemble import assemble
 
-    return assemble(kb, job, the_plan, facts, firings, lang, report)
+    rec = assemble(kb, job, the_plan, facts, firings, lang, report)
+    if wants_scenarios(w):
+        rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb)})
+    return rec
 
 
 def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostReport | None]:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gpu_advisor.costing import CostReport
 from gpu_advisor.i18n import Note, Text
+from gpu_advisor.scenarios import ScenarioRow
 from gpu_advisor.memory import MemoryEstimate
 
 
@@ -84,6 +85,8 @@ class Recommendation(_Model):
     cpu_instance: dict[str, Any] | None = None
     choices: dict[str, Any] = Field(default_factory=dict, description="structured choices the rules made")
     cost: CostReport | None = Field(None, description="time and total cost per option (when the job size is known)")
+    scenarios: list[ScenarioRow] = Field(default_factory=list,
+                                         description="how the answer changes by scenario, when the question names no model")
     sections: list[Item]
     assumptions: list[Note]
     warnings: list[Note]

@@ -153,3 +153,18 @@ def _spot_totals(rec) -> list:
 def test_spot_totals_only_for_interruptible_jobs(advise):
     assert _spot_totals(advise(SEED_Q1)) == []
     assert len(_spot_totals(advise({**SEED_Q1, "interruptible": True}))) >= 3
+
+
+def test_a_question_without_a_model_gets_the_three_scenario_tiers(advise):
+    rec = advise(SEED_Q1, "zh")
+    assert len(rec.scenarios) == 3
+    for row in rec.scenarios:
+        assert CATALOG.is_known_type(row.instance_type)
+        assert row.mem_as_configured_gib > 0
+    sizes = [row.mem_as_configured_gib for row in rec.scenarios]
+    assert sizes == sorted(sizes)  # prototype < fine-tune < large, as configured
+    assert "不同场景" in rec.render("zh") and "How the answer changes by scenario" in rec.render("en")
+
+
+def test_a_named_model_gets_no_scenario_table(advise):
+    assert advise(DEEPLAB_1024).scenarios == []
