@@ -60,8 +60,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lang = lang or w.lang.value
     kb = knowledge or get_knowledge()
     job, the_plan, report = _plan_and_cost(kb, w)
-    facts = build_facts(job, the_plan)
-    firings = kb.engine.evaluate(facts)
+    facts = build_facts(job, the_plan)  # checked there: the engine need not check them again
+    firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
     from gpu_advisor.assemble import assemble
 
     rec = assemble(kb, job, the_plan, facts, firings, lang, report)
@@ -79,7 +79,9 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     job = resolve_job(w, kb.catalog)
     if job.cpu_only:
         return job, None, None
-    the_plan = plan(kb.catalog, job.workload, job.region)
+    # the estimates resolve_job already made, for the planner's chain walk and host sizing to reuse
+    hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
+    the_plan = plan(kb.catalog, job.workload, job.region, memo={job.original: job.memory}, hosts=hosts)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
         return job, the_plan, report

@@ -91,14 +91,22 @@ def _fits(estimate: MemoryEstimate, gpu: GPU) -> bool:
     return estimate.device_total_gib <= gpu.memory_gb * (1 - FIT_HEADROOM)
 
 
+def _usable(t: InstanceType, training: bool) -> bool:
+    if t.status in EXCLUDED_STATUS or t.vgpu or not t.gpu_count:
+        return False
+    return not training or "training" in t.intended_use_tags or "inference" in t.intended_use_tags
+
+
 def _usable_types(catalog: Catalog, gpu: GPU, training: bool) -> list[InstanceType]:
-    out = []
+    return [t for t in catalog.instance_types.values() if t.gpu_id == gpu.id and _usable(t, training)]
+
+
+def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, list[InstanceType]]:
+    """_usable_types for every GPU in one pass over the catalog (same types, same order)."""
+    out: dict[str, list[InstanceType]] = {}
     for t in catalog.instance_types.values():
-        if t.gpu_id != gpu.id or t.status in EXCLUDED_STATUS or t.vgpu or not t.gpu_count:
-            continue
-        if training and "training" not in t.intended_use_tags and "inference" not in t.intended_use_tags:
-            continue
-        out.append(t)
+        if _usable(t, training):
+            out.setdefault(t.gpu_id, []).append(t)
     return out
 
 
@@ -112,16 +120,28 @@ def _variants(w: Workload, gpu: GPU, max_per_node: int) -> Iterator[Variant]:
 
 
 Memo = dict[Workload, MemoryEstimate]
+Chains = dict[tuple[bool, int], list[Variant]]
 
 
 def _estimate(memo: Memo, w: Workload) -> MemoryEstimate:
-    if w not in memo:
-        memo[w] = estimate_memory(w)
-    return memo[w]
+    estimate = memo.get(w)
+    if estimate is None:
+        estimate = memo[w] = estimate_memory(w)
+    return estimate
 
 
-def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo) -> tuple[Variant, MemoryEstimate] | None:
-    variants = list(_variants(w, gpu, max_per_node))
+def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Variant]:
+    """The mitigation chain depends on the GPU only through BF16 support (training) and GPUs per node."""
+    key = (w.task != Task.inference and bool(gpu.supports_bf16), max_per_node)
+    variants = chains.get(key)
+    if variants is None:
+        variants = chains[key] = list(_variants(w, gpu, max_per_node))
+    return variants
+
+
+def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo,
+               chains: Chains | None = None) -> tuple[Variant, MemoryEstimate] | None:
+    variants = _chain(w, gpu, max_per_node, {} if chains is None else chains)
     if not _fits(_estimate(memo, variants[-1].workload), gpu):
         return None  # the most aggressive step does not fit: no earlier step will
     for variant in variants:
@@ -172,14 +192,19 @@ def _precision_gap(w: Workload, gpu: GPU) -> Text | None:
     return None
 
 
-def plan(catalog: Catalog, w: Workload, region: str) -> Plan:
+def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None,
+         hosts: dict | None = None) -> Plan:
+    """``memo`` (workload -> memory estimate) and ``hosts`` ((workload, GPUs per node) -> host estimate) may
+    carry estimates the caller already made; they are filled in place."""
     training = w.task != Task.inference
     options: list[Candidate] = []
     rejected: list[Rejection] = []
-    memo: Memo = {}
-    hosts: dict = {}
+    memo = {} if memo is None else memo
+    hosts = {} if hosts is None else hosts
+    chains: Chains = {}
+    usable = _usable_types_by_gpu(catalog, training)
     for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
-        types = _usable_types(catalog, gpu, training)
+        types = usable.get(gpu.id)
         if not types or not gpu.memory_gb:
             continue
         unsupported = _precision_gap(w, gpu)
@@ -187,7 +212,7 @@ def plan(catalog: Catalog, w: Workload, region: str) -> Plan:
             rejected.append(Rejection(gpu, unsupported))
             continue
         max_per_node = max(int(t.gpu_count) for t in types)
-        found = _first_fit(w, gpu, max_per_node, memo)
+        found = _first_fit(w, gpu, max_per_node, memo, chains)
         if found is None:
             rejected.append(Rejection(gpu, Text(
                 en=f"does not fit even after every mitigation ({gpu.memory_gb:g} GB per GPU)",

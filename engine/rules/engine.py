@@ -9,13 +9,14 @@ evaluation deleted in ``finally``, and its exceptions translated into ``EngineEr
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from gpu_advisor.errors import EngineError
 from gpu_advisor.facts import check_facts
-from gpu_advisor.rules.compile import compile_ruleset, fields_by_domain, job_type
+from gpu_advisor.rules.compile import compile_ruleset, fields_by_partition, job_type
 from gpu_advisor.rules.schema import Condition, Rule
 
 
@@ -55,6 +56,10 @@ class PythonEngine:
 
     def evaluate(self, facts: dict[str, Any]) -> list[Firing]:
         check_facts(facts)
+        return self.evaluate_checked(facts)
+
+    def evaluate_checked(self, facts: dict[str, Any]) -> list[Firing]:
+        """evaluate() for facts that already passed check_facts."""
         derived: set[str] = set()
         fired: list[Firing] = []
         done: set[str] = set()
@@ -103,41 +108,67 @@ def _make_host_class() -> type:
     return _QuietHost
 
 
+def _not_dispatched(c: Any) -> None:
+    """Registered with the host; never called: DurableEngine dispatches actions itself (see _dispatch)."""
+
+
 class DurableEngine:
+    """durable-rules' C core does the matching; the actions are dispatched here, not by durable's Python host.
+
+    durable's host wraps every action in a Closure / Content / Promise and re-serialises the session state per
+    action (most of an evaluation's time). ``_dispatch`` makes the same C calls in the same order
+    (start_action_for_state, the action, update_state, complete_and_start_action) without those wrappers, so
+    the core sees exactly what the host would send it.
+    """
+
     _counter = itertools.count()
 
     def __init__(self, rules: list[Rule]) -> None:
+        import durable_rules_engine
+
+        self._core = durable_rules_engine
         self.rules = {r.id: r for r in rules if not r.deprecated}
-        self._domains = fields_by_domain(list(self.rules.values()))
+        self._domains = fields_by_partition(list(self.rules.values()))
         self._name = f"gpu_advisor_{next(self._counter)}"
         self._lock = threading.Lock()
-        self._run: _Run | None = None
-        actions: dict[str, Callable[[Any], None]] = {rid: self._action(rid) for rid in self.rules}
-        actions["__sink__"] = lambda c: None
+        self._asserts = {rid: tuple(dict.fromkeys(r.then.assert_)) for rid, r in self.rules.items()}
+        actions: dict[str, Callable[[Any], None]] = {rid: _not_dispatched for rid in self.rules}
+        actions["__sink__"] = _not_dispatched
         try:
             self._host = _make_host_class()(actions)
             self._host.register_rulesets({self._name: compile_ruleset(list(self.rules.values()))})
+            self._handle = self._host.get_ruleset(self._name)._handle
         except Exception as exc:  # the C core reports ruleset errors as plain exceptions
             raise EngineError(f"durable-rules rejected the rule base: {exc}") from None
 
-    def _action(self, rule_id: str) -> Callable[[Any], None]:
-        rule = self.rules[rule_id]
+    def _fire(self, run: _Run, rule_id: str) -> None:
+        rule = self.rules.get(rule_id)
+        if rule is None or rule_id in run.seen:  # a sink (never fires) or a repeat
+            return
+        try:
+            run.seen.add(rule_id)
+            run.fired.append(_firing(rule, run.facts))
+            for name in self._asserts[rule_id]:
+                if name not in run.asserted:
+                    run.asserted.add(name)
+                    fact = json.dumps({"t": "d", "k": name, "sid": run.sid}, ensure_ascii=False)
+                    _accepted(self._core.assert_fact(self._handle, fact), fact)
+        except Exception as exc:  # keep action errors and fail loudly after the session
+            run.errors.append(f"{rule_id}: {exc!r}")
 
-        def fire(c: Any) -> None:
-            run = self._run
-            if run is None or rule_id in run.seen:
-                return
-            try:
-                run.seen.add(rule_id)
-                run.fired.append(_firing(rule, run.facts))
-                for name in rule.then.assert_:
-                    if name not in run.asserted:
-                        run.asserted.add(name)
-                        c.assert_fact({"t": "d", "k": name})
-            except Exception as exc:  # durable swallows action errors: keep them and fail loudly
-                run.errors.append(f"{rule_id}: {exc!r}")
-
-        return fire
+    def _dispatch(self, run: _Run, state_handle: Any) -> None:
+        """Run the actions the core has queued for this session, as durable's Ruleset.do_actions would."""
+        core, handle = self._core, self._handle
+        result = core.start_action_for_state(handle, state_handle)
+        if not result:
+            return
+        state = json.dumps(json.loads(result[0]), ensure_ascii=False)  # the actions never change the state
+        message = json.loads(result[1])
+        while message:
+            self._fire(run, next(iter(message)))
+            core.update_state(handle, state)
+            new = core.complete_and_start_action(handle, state_handle)
+            message = json.loads(new) if new else None
 
     def _messages(self, sid: str, facts: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"sid": sid, "t": job_type(domain), **{name: facts[name] for name in names}}
@@ -145,19 +176,31 @@ class DurableEngine:
 
     def evaluate(self, facts: dict[str, Any]) -> list[Firing]:
         check_facts(facts)
+        return self.evaluate_checked(facts)
+
+    def evaluate_checked(self, facts: dict[str, Any]) -> list[Firing]:
+        """evaluate() for facts that already passed check_facts (recommend() checks them when it builds them)."""
+        core, handle = self._core, self._handle
         with self._lock:
             run = _Run(sid=f"s{next(self._counter)}", facts=facts)
-            self._run = run
             try:
-                self._host.update_state(self._name, {"sid": run.sid})
                 try:
-                    self._host.assert_facts(self._name, self._messages(run.sid, facts))
+                    self._dispatch(run, core.update_state(handle, json.dumps({"sid": run.sid, "$s": 1})))
+                    messages = json.dumps(self._messages(run.sid, facts), ensure_ascii=False)
+                    self._dispatch(run, _accepted(core.assert_facts(handle, messages), messages))
                 finally:
-                    self._host.delete_state(self._name, run.sid)
+                    core.delete_state(handle, run.sid)
             except Exception as exc:
                 raise EngineError(f"durable-rules failed during evaluation: {type(exc).__name__}: {exc}") from None
-            finally:
-                self._run = None
         if run.errors:
             raise EngineError("rule action failed: " + "; ".join(run.errors))
         return run.fired
+
+
+def _accepted(result: Any, message: str) -> Any:
+    """durable's Ruleset._handle_result: the state handle, or an error when no rule consumes the message."""
+    if result[0] == 1:
+        raise EngineError(f"message not handled: {message}")
+    if result[0] == 2:
+        raise EngineError(f"message observed: {message}")
+    return 0 if result[0] == 3 else result[1]
