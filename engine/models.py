@@ -91,6 +91,8 @@ class MethodSpec(BaseModel):
     gn_roi_mb: float = 0.0                # GroupNorm outputs in the RoI heads, MiB per image
     backbone_passes: float = 1.0          # recursive feature pyramid (DetectoRS RFP): backbone + neck run this many times
     sac: bool = False                     # switchable atrous convolution replaces the bottleneck 3x3 convs (DetectoRS)
+    backbone_input_scale: float = 1.0     # the backbone sees the image scaled by this per side (ICNet: 0.5)
+    backbone_output_stride: int | None = None   # dilated output stride of that backbone pass (ICNet: 16 at half size)
     mask_variant: str | None = None
     detection_variant: str | None = None
     head_channels: int | None = None

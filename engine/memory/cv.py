@@ -96,12 +96,12 @@ def _calibration(r: Resolved) -> float:
     return cal.get("transformer" if r.backbone.kind == "transformer" else "cnn", 1.0)
 
 
-def _flops(r: Resolved, bb_flops_px: float, pixels: int) -> float:
+def _flops(r: Resolved, bb_flops_px: float, pixels: int, bb_scale: float = 1.0) -> float:
     """Forward FLOPs of one image: published backbone GFLOPs at 224^2 scaled by pixels and dilation."""
     assert r.method and r.backbone
     plain = backbone_coefficients(r.backbone, 32, False).flops_per_pixel
     dilation = bb_flops_px / plain if plain > 0 else 1.0
-    backbone = r.backbone.gflops_224 * 1e9 * pixels / (224 * 224) * dilation
+    backbone = r.backbone.gflops_224 * 1e9 * pixels * bb_scale / (224 * 224) * dilation
     head = 2.0 * head_params(r.method, r.backbone) * pixels / max(r.output_stride or 32, 4) ** 2 * 4
     return backbone + head
 
@@ -115,9 +115,11 @@ def cv_parts(r: Resolved) -> CvParts:
     # MMDetection freezes the stem + stage 1 (frozen_stages=1) of ResNet-family and RegNet backbones only;
     # HRNet, ConvNeXt, Swin, PVT and the CSP backbones train every stage.
     frozen = method.frozen_stem and r.training and r.backbone.key.startswith(FROZEN_STAGE_BACKBONES)
-    bb = backbone_coefficients(r.backbone, r.output_stride, frozen)
+    # ICNet-style cascades run the backbone on a downscaled copy of the image: values per input pixel x scale^2
+    bb_scale = method.backbone_input_scale ** 2
+    bb = backbone_coefficients(r.backbone, method.backbone_output_stride or r.output_stride, frozen)
     head = head_coefficients(method, r.backbone, r.output_stride)
-    bb_values = bb.linear_values * (CKPT_BACKBONE_FACTOR if s["gradient_checkpointing"] else 1.0)
+    bb_values = bb_scale * bb.linear_values * (CKPT_BACKBONE_FACTOR if s["gradient_checkpointing"] else 1.0)
     resnet_like = r.backbone.key.startswith(FROZEN_STAGE_BACKBONES) and r.backbone.kind == "cnn"
     old_gn = 1.0 if torch_at_most(s["pytorch_version"], 1, 5) else 0.0   # extra tensor per composite GroupNorm
     if method.norm != "bn" and resnet_like:
@@ -146,10 +148,10 @@ def cv_parts(r: Resolved) -> CvParts:
     transient = batch * pixels * classes * 8.0 if seg else max(0.05 * act, assignment_bytes(method, classes, pixels))
     params = cv_params(r)
     if not r.training:
-        return _inference_parts(r, params, act, values, attn, pixels, calib, _flops(r, bb.flops_per_pixel, pixels))
+        return _inference_parts(r, params, act, values, attn, pixels, calib, _flops(r, bb.flops_per_pixel, pixels, bb_scale))
     states = model_states(params, params, None, s, False, params / 20.0)
     return CvParts(states, act, transient, params, values, attn, loss_px, pixels, calib,
-                   _flops(r, bb.flops_per_pixel, pixels))
+                   _flops(r, bb.flops_per_pixel, pixels, bb_scale))
 
 
 def _inference_parts(r: Resolved, params: float, act: float, values: float, attn: float, pixels: int,
