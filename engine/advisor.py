@@ -60,7 +60,7 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lang = lang or w.lang.value
     kb = knowledge or get_knowledge()
     job, the_plan, report = _plan_and_cost(kb, w)
-    facts = build_facts(job, the_plan)  # checked there: the engine need not check them again
+    facts = build_facts(job, the_plan, report)  # checked there: the engine need not check them again
     firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
     from gpu_advisor.assemble import assemble
 
@@ -120,8 +120,8 @@ def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, p
 def evaluate_facts(workload: Workload, knowledge: Knowledge | None = None) -> tuple[dict[str, Any], list[Firing]]:
     """The facts and firings for a workload (used by tests to compare engines)."""
     kb = knowledge or get_knowledge()
-    job, the_plan, _ = _plan_and_cost(kb, workload)
-    facts = build_facts(job, the_plan)
+    job, the_plan, report = _plan_and_cost(kb, workload)
+    facts = build_facts(job, the_plan, report)
     return facts, kb.engine.evaluate(facts)
 
 
@@ -154,19 +154,33 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "price_per_hour": float(c.price_per_hour or 0.0)}
 
 
+def _chosen_hours(chosen: Any, job: Job, report: CostReport | None) -> float | None:
+    """job_hours(chosen, job), taken from the cost report's option for the same candidate when it has one.
+
+    An instance type occurs once among a plan's options, and the report costs the best option of each GPU
+    (the chosen one among them) with the same estimate_time, so its time is the chosen candidate's.
+    """
+    option = report.option(chosen.instance.type) if report is not None else None
+    if option is None or option.nodes != chosen.nodes or option.total_gpus != chosen.total_gpus:
+        return job_hours(chosen, job)
+    hours = option.time.wall_hours
+    return None if hours is None else hours.mid
+
+
 def _upper(estimate: Any) -> float:
     """Device memory from the planning (upper) estimate: the central device total plus the planning margin."""
     margin = max(0.0, estimate.allocated_upper_gib - estimate.allocated_peak_gib)
     return estimate.device_total_gib + margin
 
 
-def build_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
+def build_facts(job: Job, the_plan: Plan | None, report: CostReport | None = None) -> dict[str, Any]:
+    """The fact record; ``report`` (built from the same plan and job) saves re-estimating the chosen time."""
     facts = {**job.facts(), **_plan_facts(job, the_plan)}
     preferred = sorted(the_plan.preferred) if the_plan else []
     facts["preferred_gpu"] = " / ".join(preferred) if preferred else "none"
     facts["preference_met"] = bool(the_plan and the_plan.preference_met)
     chosen = the_plan.chosen if the_plan else None
-    hours = job_hours(chosen, job) if chosen is not None else None
+    hours = _chosen_hours(chosen, job, report) if chosen is not None else None
     facts["job_hours"] = float(hours or 0.0)
     facts["read_mb_s"] = job.read_mb_s(facts["gpu_count"])
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from gpu_advisor.costing import CostReport
@@ -35,13 +36,51 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
+@lru_cache(maxsize=4096)
+def _pieces(template: str) -> tuple[str, ...]:
+    """The template split at its placeholders: literal, name, literal, name, ..., literal."""
+    return tuple(PLACEHOLDER.split(template))
+
+
 def interpolate(template: str, facts: dict[str, Any]) -> str:
     """Replace {fact} placeholders with fact values; nothing else in the text is interpreted."""
-    return PLACEHOLDER.sub(lambda m: fmt(facts[m.group(1)]) if m.group(1) in facts else m.group(0), template)
+    pieces = _pieces(template)
+    if len(pieces) == 1:
+        return template
+    out = [pieces[0]]
+    for i in range(1, len(pieces), 2):
+        name = pieces[i]
+        out.append(fmt(facts[name]) if name in facts else "{" + name + "}")
+        out.append(pieces[i + 1])
+    return "".join(out)
 
 
 def _text(text: Text, facts: dict[str, Any]) -> Text:
+    if len(_pieces(text.zh)) == 1 and len(_pieces(text.en)) == 1:
+        return text  # no placeholder: the (frozen) text itself
     return Text(zh=interpolate(text.zh, facts), en=interpolate(text.en, facts))
+
+
+def _rule_index(kb: Knowledge) -> dict[str, Any]:
+    """RuleBase.by_id as a dict (first rule with an id wins, as in by_id), built once per rule base."""
+    rules = kb.rules
+    cached = _RULE_INDEX.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        index: dict[str, Any] = {}
+        for rule in rules.rules:
+            index.setdefault(rule.id, rule)
+        cached = _RULE_INDEX[id(rules)] = (rules, index, len(rules.active))
+        while len(_RULE_INDEX) > 16:
+            _RULE_INDEX.pop(next(iter(_RULE_INDEX)))
+    return cached[1]
+
+
+def _rule_count(kb: Knowledge) -> int:
+    _rule_index(kb)
+    return _RULE_INDEX[id(kb.rules)][2]
+
+
+_RULE_INDEX: dict[int, tuple[Any, dict[str, Any], int]] = {}
 
 
 def _mitigations(c: Candidate, base: Any) -> list[Text]:
@@ -102,8 +141,9 @@ def _alternatives(the_plan: Plan, base: Any) -> list[Option]:
 
 def _choices(kb: Knowledge, firings: list[Firing]) -> dict[str, Any]:
     best: dict[str, tuple[int, Any]] = {}
+    index = _rule_index(kb)
     for f in firings:
-        rule = kb.rules.by_id(f.rule_id)
+        rule = index.get(f.rule_id)
         for key, value in rule.then.set.items():
             if key not in best or rule.then.priority >= best[key][0]:
                 best[key] = (rule.then.priority, value)
@@ -112,8 +152,9 @@ def _choices(kb: Knowledge, firings: list[Firing]) -> dict[str, Any]:
 
 def _trace(kb: Knowledge, firings: list[Firing], facts: dict[str, Any]) -> tuple[list[TraceEntry], list[Item]]:
     trace, items = [], []
+    index = _rule_index(kb)
     for f in firings:
-        rule = kb.rules.by_id(f.rule_id)
+        rule = index.get(f.rule_id)
         trace.append(TraceEntry(rule_id=rule.id, title=rule.title, why=_text(rule.why, facts), matched=f.matched,
                                 derived=list(f.derived), asserted=list(rule.then.assert_), sources=rule.sources))
         if rule.then.advice is not None and rule.then.section is not None:
@@ -153,14 +194,15 @@ def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, An
                                             if i.section == "warning"]
     host = None if chosen is None else HostNeeds(vcpu=chosen.vcpu_need, ram_gib=round(chosen.ram_need_gib, 1),
                                                   formula=chosen.host_formula)
+    choices = _choices(kb, firings)
     return Recommendation(
-        lang=lang, workload=job.workload.model_dump(mode="json", exclude_none=True), tier=_choices(kb, firings).get("tier"),
+        lang=lang, workload=job.workload.model_dump(mode="json", exclude_none=True), tier=choices.get("tier"),
         memory=job.memory, planned_memory=chosen.estimate if chosen else None,
         instance=_option(chosen, _chosen_reason(cost), job.workload) if chosen else None,
         alternatives=_alternatives(the_plan, job.workload) if the_plan else [],
         rejected=[Text(en=f"{r.gpu.display_name}: {r.reason.en}", zh=f"{r.gpu.display_name}：{r.reason.zh}")
                   for r in (the_plan.rejected if the_plan else [])],
-        host=host, cpu_instance=_cpu_instance(kb, job), choices=_choices(kb, firings), sections=items,
+        host=host, cpu_instance=_cpu_instance(kb, job), choices=choices, sections=items,
         cost=cost,
         assumptions=_dedupe(job.assumptions + list(job.memory.assumptions)), warnings=_dedupe(warnings),
         trace=trace, knowledge=_knowledge_info(kb))
@@ -176,7 +218,7 @@ def _chosen_reason(cost: CostReport | None) -> Text:
 def _knowledge_info(kb: Knowledge) -> dict[str, Any]:
     meta = kb.catalog.meta
     return {"version": getattr(meta, "knowledge_version", None), "catalog_compiled_on": getattr(meta, "compiled_on", None),
-            "rules": len(kb.rules.active), "rule_files": list(kb.rules.files)}
+            "rules": _rule_count(kb), "rule_files": list(kb.rules.files)}
 
 
 __all__ = ["assemble", "interpolate", "fmt", "re"]

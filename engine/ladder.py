@@ -33,33 +33,50 @@ class Variant:
     accum_steps: int = 1
 
 
-def _amp(w: Workload, bf16: bool) -> Workload:
+Copies = dict[tuple[int, tuple[tuple[str, object], ...]], tuple[Workload, Workload]]
+
+
+def _copy(w: Workload, update: dict[str, object], copies: Copies | None) -> Workload:
+    """w.model_copy(update=update); with ``copies``, one copy per (w, update), shared by the chains of one plan
+    (the workloads are frozen, so sharing an equal copy changes nothing)."""
+    if copies is None:
+        return w.model_copy(update=update)
+    key = (id(w), tuple(update.items()))
+    hit = copies.get(key)
+    if hit is not None and hit[0] is w:
+        return hit[1]
+    out = w.model_copy(update=update)
+    copies[key] = (w, out)  # keeps w alive, so its id is not reused while the cache lives
+    return out
+
+
+def _amp(w: Workload, bf16: bool, copies: Copies | None = None) -> Workload:
     if w.precision not in (None, Precision.fp32):
         return w
-    return w.model_copy(update={"precision": Precision.bf16_amp if bf16 else Precision.fp16_amp})
+    return _copy(w, {"precision": Precision.bf16_amp if bf16 else Precision.fp16_amp}, copies)
 
 
 def training_variants(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool,
-                      max_gpus_per_node: int) -> Iterator[Variant]:
+                      max_gpus_per_node: int, copies: Copies | None = None) -> Iterator[Variant]:
     """Yield the mitigation chain for one GPU model, cheapest change first."""
     yield Variant(STEP_AS_GIVEN, w, gpus)
-    amp = _amp(w, bf16)
+    amp = _amp(w, bf16, copies)
     if amp is not w:
         yield Variant(STEP_AMP, amp, gpus)
-    ckpt = amp if amp.gradient_checkpointing else amp.model_copy(update={"gradient_checkpointing": True})
+    ckpt = amp if amp.gradient_checkpointing else _copy(amp, {"gradient_checkpointing": True}, copies)
     if ckpt is not amp:
         yield Variant(STEP_CKPT, ckpt, gpus)
     batch = ckpt.batch_size_per_gpu or 1
     micro = batch // 2
     while micro >= 1:
-        yield Variant(STEP_MICROBATCH, ckpt.model_copy(update={"batch_size_per_gpu": micro}), gpus,
+        yield Variant(STEP_MICROBATCH, _copy(ckpt, {"batch_size_per_gpu": micro}, copies), gpus,
                       accum_steps=-(-batch // micro))
         micro //= 2
-    small = ckpt.model_copy(update={"batch_size_per_gpu": 1}) if batch > 1 else ckpt
+    small = _copy(ckpt, {"batch_size_per_gpu": 1}, copies) if batch > 1 else ckpt
     accum = batch
     for n in _shard_counts(gpus, fixed_gpus, max_gpus_per_node):
         step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
-        sharded = small.model_copy(update={"distributed": Distributed.zero3, "num_gpus": n})
+        sharded = _copy(small, {"distributed": Distributed.zero3, "num_gpus": n}, copies)
         yield Variant(step, sharded, n, accum_steps=accum)
 
 
@@ -74,7 +91,8 @@ def _shard_counts(gpus: int, fixed_gpus: bool, max_per_node: int) -> list[int]:
     return counts
 
 
-def inference_variants(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> Iterator[Variant]:
+def inference_variants(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_node: int,
+                       copies: Copies | None = None) -> Iterator[Variant]:
     """Serving: as given, then 8-bit weights, then tensor parallelism over more GPUs (16-bit, then 8-bit).
 
     The last variant is the most aggressive one, so a card that cannot hold it can hold none of them.
@@ -82,10 +100,10 @@ def inference_variants(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per
     yield Variant(STEP_AS_GIVEN, w, gpus)
     quantized = w
     if w.quantization in (None, Quantization.none):
-        quantized = w.model_copy(update={"quantization": Quantization.int8})
+        quantized = _copy(w, {"quantization": Quantization.int8}, copies)
         yield Variant(STEP_AMP, quantized, gpus)
     counts = _shard_counts(gpus, fixed_gpus, max_gpus_per_node)
     for base in dict.fromkeys([w, quantized]):
         for n in counts:
             step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
-            yield Variant(step, base.model_copy(update={"num_gpus": n, "distributed": Distributed.zero3}), n)
+            yield Variant(step, _copy(base, {"num_gpus": n, "distributed": Distributed.zero3}, copies), n)

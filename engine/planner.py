@@ -14,8 +14,8 @@ from typing import Iterator
 
 from gpu_advisor.catalog import GPU, Catalog, InstanceType, Price
 from gpu_advisor.i18n import Text
-from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Variant, inference_variants,
-                                training_variants)
+from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Copies, Variant,
+                                inference_variants, training_variants)
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.preference import resolve_gpu_preference
 from gpu_advisor.workload import Task, Workload
@@ -102,25 +102,43 @@ def _usable_types(catalog: Catalog, gpu: GPU, training: bool) -> list[InstanceTy
 
 
 def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, list[InstanceType]]:
-    """_usable_types for every GPU in one pass over the catalog (same types, same order)."""
+    """_usable_types for every GPU in one pass over the catalog (same types, same order).
+
+    Kept per catalog object (and its instance-type table, checked by identity and size); callers must not
+    mutate the lists.
+    """
+    types = catalog.instance_types
+    key = (id(catalog), training)
+    hit = _USABLE.get(key)
+    if hit is not None and hit[0] is catalog and hit[1] is types and hit[2] == len(types):
+        return hit[3]
     out: dict[str, list[InstanceType]] = {}
-    for t in catalog.instance_types.values():
+    for t in types.values():
         if _usable(t, training):
             out.setdefault(t.gpu_id, []).append(t)
+    _USABLE[key] = (catalog, types, len(types), out)
+    while len(_USABLE) > 16:
+        _USABLE.pop(next(iter(_USABLE)))
     return out
 
 
-def _variants(w: Workload, gpu: GPU, max_per_node: int) -> Iterator[Variant]:
+_USABLE: dict[tuple[int, bool], tuple[Catalog, dict, int, dict[str, list[InstanceType]]]] = {}
+
+
+def _variants(w: Workload, gpu: GPU, max_per_node: int, copies: Copies | None = None) -> Iterator[Variant]:
     gpus = w.num_gpus or 1
     fixed = w.num_gpus is not None
     if w.task == Task.inference:
-        return inference_variants(w, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
+        return inference_variants(w, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node, copies=copies)
     return training_variants(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed,
-                             max_gpus_per_node=max_per_node)
+                             max_gpus_per_node=max_per_node, copies=copies)
 
 
 Memo = dict[Workload, MemoryEstimate]
-Chains = dict[tuple[bool, int], list[Variant]]
+class Chains(dict):  # (bf16, GPUs per node) -> the chain; .copies: the workload copies the chains share
+    def __init__(self) -> None:
+        super().__init__()
+        self.copies: Copies = {}
 
 
 def _estimate(memo: Memo, w: Workload) -> MemoryEstimate:
@@ -135,13 +153,13 @@ def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Var
     key = (w.task != Task.inference and bool(gpu.supports_bf16), max_per_node)
     variants = chains.get(key)
     if variants is None:
-        variants = chains[key] = list(_variants(w, gpu, max_per_node))
+        variants = chains[key] = list(_variants(w, gpu, max_per_node, chains.copies))
     return variants
 
 
 def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo,
                chains: Chains | None = None) -> tuple[Variant, MemoryEstimate] | None:
-    variants = _chain(w, gpu, max_per_node, {} if chains is None else chains)
+    variants = _chain(w, gpu, max_per_node, Chains() if chains is None else chains)
     if not _fits(_estimate(memo, variants[-1].workload), gpu):
         return None  # the most aggressive step does not fit: no earlier step will
     for variant in variants:
@@ -201,7 +219,7 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
     rejected: list[Rejection] = []
     memo = {} if memo is None else memo
     hosts = {} if hosts is None else hosts
-    chains: Chains = {}
+    chains = Chains()
     usable = _usable_types_by_gpu(catalog, training)
     for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
         types = usable.get(gpu.id)

@@ -89,14 +89,21 @@ def _time_key(o: CostOption) -> tuple[int, float]:
     return (0, o.time.wall_hours.mid) if o.time.wall_hours is not None else (1, 0.0)
 
 
-def _pick(options: list[CostOption]) -> tuple[str | None, str | None, str | None]:
-    by_cost = sorted(options, key=lambda o: (_cost_key(o), _time_key(o)))
-    by_time = sorted(options, key=lambda o: (_time_key(o), _cost_key(o)))
+def _pick(options: list[CostOption], keys: dict[int, tuple[Any, Any]] | None = None
+          ) -> tuple[str | None, str | None, str | None]:
+    keys = _keys(options) if keys is None else keys
+    by_cost = sorted(options, key=lambda o: keys[id(o)])
+    by_time = sorted(options, key=lambda o: keys[id(o)][::-1])
     cheapest = next((o.instance_type for o in by_cost if _cost_key(o)[0] < 2), None)
     fastest = next((o.instance_type for o in by_time if o.time.wall_hours is not None), None)
     fitting = [o for o in by_cost if not o.violations]
     recommended = fitting[0].instance_type if fitting else None
     return cheapest, fastest, recommended
+
+
+def _keys(options: list[CostOption]) -> dict[int, tuple[Any, Any]]:
+    """(cost key, time key) of each option (by id), computed once for the several sorts."""
+    return {id(o): (_cost_key(o), _time_key(o)) for o in options}
 
 
 def _why(report_opts: dict[str, CostOption], cheapest: str | None, fastest: str | None,
@@ -154,9 +161,10 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
         return None
     cands = best_per_gpu(plan)
     options = [cost_option(c, job, catalog) for c in cands]
-    cheapest, fastest, recommended = _pick(options)
+    keys = _keys(options)
+    cheapest, fastest, recommended = _pick(options, keys)
     by_name = {o.instance_type: o for o in options}
-    options.sort(key=lambda o: (_cost_key(o), _time_key(o)))
+    options.sort(key=lambda o: keys[id(o)])
     marked = [o.model_copy(update={"marks": [m for m, n in (("cheapest", cheapest), ("fastest", fastest),
                                                             ("recommended", recommended)) if n == o.instance_type]})
               for o in options]
@@ -165,8 +173,8 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
     return CostReport(
         region=job.region, currency=priced.currency if priced else None,
         basis="month" if _is_serving(job) else "job", options=marked,
-        by_cost=[o.instance_type for o in sorted(options, key=lambda o: (_cost_key(o), _time_key(o)))],
-        by_time=[o.instance_type for o in sorted(options, key=lambda o: (_time_key(o), _cost_key(o)))],
+        by_cost=[o.instance_type for o in sorted(options, key=lambda o: keys[id(o)])],
+        by_time=[o.instance_type for o in sorted(options, key=lambda o: keys[id(o)][::-1])],
         cheapest=cheapest, fastest=fastest, recommended=recommended,
         why=_why(by_name, cheapest, fastest, recommended, _is_serving(job)),
         relax=[] if recommended else _relax(options, job),
