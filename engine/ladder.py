@@ -9,7 +9,7 @@ memory estimator; nothing here estimates memory itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 from gpu_advisor.workload import Distributed, Precision, Quantization, Workload
 
@@ -33,51 +33,76 @@ class Variant:
     accum_steps: int = 1
 
 
-Copies = dict[tuple[int, tuple[tuple[str, object], ...]], tuple[Workload, Workload]]
+Copies = dict[tuple[int, tuple[tuple[str, Any], ...]], tuple[Workload, Workload]]
 
 
-def _copy(w: Workload, update: dict[str, object], copies: Copies | None) -> Workload:
-    """w.model_copy(update=update); with ``copies``, one copy per (w, update), shared by the chains of one plan
-    (the workloads are frozen, so sharing an equal copy changes nothing)."""
+@dataclass(frozen=True)
+class Step:
+    """One link of the chain before its workload is built: the fields it changes on the job as given.
+
+    A planner that stops at the first step that fits builds only the workloads it looks at.
+    """
+
+    step: int
+    update: tuple[tuple[str, Any], ...]
+    gpus: int
+    accum_steps: int = 1
+
+    def variant(self, w: Workload, copies: Copies | None = None) -> Variant:
+        return Variant(self.step, _apply(w, self.update, copies), self.gpus, self.accum_steps)
+
+
+def _apply(w: Workload, update: tuple[tuple[str, Any], ...], copies: Copies | None) -> Workload:
+    """w with ``update``; with ``copies``, one copy per (w, update) (workloads are frozen: sharing is safe)."""
+    if not update:
+        return w
     if copies is None:
-        return w.model_copy(update=update)
-    key = (id(w), tuple(update.items()))
+        return w.model_copy(update=dict(update))
+    key = (id(w), update)
     hit = copies.get(key)
     if hit is not None and hit[0] is w:
         return hit[1]
-    out = w.model_copy(update=update)
+    out = w.model_copy(update=dict(update))
     copies[key] = (w, out)  # keeps w alive, so its id is not reused while the cache lives
     return out
 
 
-def _amp(w: Workload, bf16: bool, copies: Copies | None = None) -> Workload:
+def _amp_precision(w: Workload, bf16: bool) -> Precision | None:
     if w.precision not in (None, Precision.fp32):
-        return w
-    return _copy(w, {"precision": Precision.bf16_amp if bf16 else Precision.fp16_amp}, copies)
+        return None
+    return Precision.bf16_amp if bf16 else Precision.fp16_amp
+
+
+def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> list[Step]:
+    """The mitigation chain for one GPU model, cheapest change first; each step keeps the previous ones."""
+    out = [Step(STEP_AS_GIVEN, (), gpus)]
+    kept: dict[str, Any] = {}
+    amp = _amp_precision(w, bf16)
+    if amp is not None:
+        kept["precision"] = amp
+        out.append(Step(STEP_AMP, tuple(kept.items()), gpus))
+    if not w.gradient_checkpointing:
+        kept["gradient_checkpointing"] = True
+        out.append(Step(STEP_CKPT, tuple(kept.items()), gpus))
+    batch = w.batch_size_per_gpu or 1
+    micro = batch // 2
+    while micro >= 1:
+        out.append(Step(STEP_MICROBATCH, tuple({**kept, "batch_size_per_gpu": micro}.items()), gpus,
+                        accum_steps=-(-batch // micro)))
+        micro //= 2
+    small = {**kept, "batch_size_per_gpu": 1} if batch > 1 else kept
+    for n in _shard_counts(gpus, fixed_gpus, max_gpus_per_node):
+        step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
+        out.append(Step(step, tuple({**small, "distributed": Distributed.zero3, "num_gpus": n}.items()), n,
+                        accum_steps=batch))
+    return out
 
 
 def training_variants(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool,
                       max_gpus_per_node: int, copies: Copies | None = None) -> Iterator[Variant]:
     """Yield the mitigation chain for one GPU model, cheapest change first."""
-    yield Variant(STEP_AS_GIVEN, w, gpus)
-    amp = _amp(w, bf16, copies)
-    if amp is not w:
-        yield Variant(STEP_AMP, amp, gpus)
-    ckpt = amp if amp.gradient_checkpointing else _copy(amp, {"gradient_checkpointing": True}, copies)
-    if ckpt is not amp:
-        yield Variant(STEP_CKPT, ckpt, gpus)
-    batch = ckpt.batch_size_per_gpu or 1
-    micro = batch // 2
-    while micro >= 1:
-        yield Variant(STEP_MICROBATCH, _copy(ckpt, {"batch_size_per_gpu": micro}, copies), gpus,
-                      accum_steps=-(-batch // micro))
-        micro //= 2
-    small = _copy(ckpt, {"batch_size_per_gpu": 1}, copies) if batch > 1 else ckpt
-    accum = batch
-    for n in _shard_counts(gpus, fixed_gpus, max_gpus_per_node):
-        step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
-        sharded = _copy(small, {"distributed": Distributed.zero3, "num_gpus": n}, copies)
-        yield Variant(step, sharded, n, accum_steps=accum)
+    for step in training_steps(w, bf16=bf16, gpus=gpus, fixed_gpus=fixed_gpus, max_gpus_per_node=max_gpus_per_node):
+        yield step.variant(w, copies)
 
 
 def _shard_counts(gpus: int, fixed_gpus: bool, max_per_node: int) -> list[int]:
@@ -91,19 +116,30 @@ def _shard_counts(gpus: int, fixed_gpus: bool, max_per_node: int) -> list[int]:
     return counts
 
 
+def inference_steps(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> list[Step]:
+    """Serving: as given, then 8-bit weights, then tensor parallelism over more GPUs (16-bit, then 8-bit).
+
+    The last step is the most aggressive one, so a card that cannot hold it can hold none of them.
+    """
+    out = [Step(STEP_AS_GIVEN, (), gpus)]
+    bases: list[tuple[tuple[str, Any], ...]] = [()]
+    if w.quantization in (None, Quantization.none):
+        quantized = (("quantization", Quantization.int8),)
+        out.append(Step(STEP_AMP, quantized, gpus))
+        bases.append(quantized)
+    counts = _shard_counts(gpus, fixed_gpus, max_gpus_per_node)
+    for base in bases:
+        for n in counts:
+            step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
+            out.append(Step(step, base + (("num_gpus", n), ("distributed", Distributed.zero3)), n))
+    return out
+
+
 def inference_variants(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_node: int,
                        copies: Copies | None = None) -> Iterator[Variant]:
     """Serving: as given, then 8-bit weights, then tensor parallelism over more GPUs (16-bit, then 8-bit).
 
     The last variant is the most aggressive one, so a card that cannot hold it can hold none of them.
     """
-    yield Variant(STEP_AS_GIVEN, w, gpus)
-    quantized = w
-    if w.quantization in (None, Quantization.none):
-        quantized = _copy(w, {"quantization": Quantization.int8}, copies)
-        yield Variant(STEP_AMP, quantized, gpus)
-    counts = _shard_counts(gpus, fixed_gpus, max_gpus_per_node)
-    for base in dict.fromkeys([w, quantized]):
-        for n in counts:
-            step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
-            yield Variant(step, _copy(base, {"num_gpus": n, "distributed": Distributed.zero3}, copies), n)
+    for step in inference_steps(w, gpus=gpus, fixed_gpus=fixed_gpus, max_gpus_per_node=max_gpus_per_node):
+        yield step.variant(w, copies)

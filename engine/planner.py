@@ -14,8 +14,8 @@ from typing import Iterator
 
 from gpu_advisor.catalog import GPU, Catalog, InstanceType, Price
 from gpu_advisor.i18n import Text
-from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Copies, Variant,
-                                inference_variants, training_variants)
+from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Copies, Step, Variant,
+                                inference_steps, training_steps)
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.preference import resolve_gpu_preference
 from gpu_advisor.workload import Task, Workload
@@ -125,17 +125,22 @@ def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, list[Ins
 _USABLE: dict[tuple[int, bool], tuple[Catalog, dict, int, dict[str, list[InstanceType]]]] = {}
 
 
-def _variants(w: Workload, gpu: GPU, max_per_node: int, copies: Copies | None = None) -> Iterator[Variant]:
+def _steps(w: Workload, gpu: GPU, max_per_node: int) -> list[Step]:
     gpus = w.num_gpus or 1
     fixed = w.num_gpus is not None
     if w.task == Task.inference:
-        return inference_variants(w, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node, copies=copies)
-    return training_variants(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed,
-                             max_gpus_per_node=max_per_node, copies=copies)
+        return inference_steps(w, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
+    return training_steps(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
+
+
+def _variants(w: Workload, gpu: GPU, max_per_node: int, copies: Copies | None = None) -> Iterator[Variant]:
+    return (step.variant(w, copies) for step in _steps(w, gpu, max_per_node))
 
 
 Memo = dict[Workload, MemoryEstimate]
-class Chains(dict):  # (bf16, GPUs per node) -> the chain; .copies: the workload copies the chains share
+
+
+class Chains(dict):  # (bf16, GPUs per node) -> the chain's steps; .copies: the workloads built, shared by chains
     def __init__(self) -> None:
         super().__init__()
         self.copies: Copies = {}
@@ -148,21 +153,24 @@ def _estimate(memo: Memo, w: Workload) -> MemoryEstimate:
     return estimate
 
 
-def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Variant]:
+def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Step]:
     """The mitigation chain depends on the GPU only through BF16 support (training) and GPUs per node."""
     key = (w.task != Task.inference and bool(gpu.supports_bf16), max_per_node)
-    variants = chains.get(key)
-    if variants is None:
-        variants = chains[key] = list(_variants(w, gpu, max_per_node, chains.copies))
-    return variants
+    steps = chains.get(key)
+    if steps is None:
+        steps = chains[key] = _steps(w, gpu, max_per_node)
+    return steps
 
 
 def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo,
                chains: Chains | None = None) -> tuple[Variant, MemoryEstimate] | None:
-    variants = _chain(w, gpu, max_per_node, Chains() if chains is None else chains)
-    if not _fits(_estimate(memo, variants[-1].workload), gpu):
+    """The first step of the chain whose estimate fits ``gpu``; only the workloads looked at are built."""
+    chains = Chains() if chains is None else chains
+    steps = _chain(w, gpu, max_per_node, chains)
+    if not _fits(_estimate(memo, steps[-1].variant(w, chains.copies).workload), gpu):
         return None  # the most aggressive step does not fit: no earlier step will
-    for variant in variants:
+    for step in steps:
+        variant = step.variant(w, chains.copies)
         estimate = _estimate(memo, variant.workload)
         if _fits(estimate, gpu):
             return variant, estimate
