@@ -188,7 +188,7 @@ def _candidates_for(catalog: Catalog, w: Workload, gpu: GPU, types: list[Instanc
     nodes, per_node = _layout(variant.gpus, max_per_node)
     key = (variant.workload, per_node)
     if key not in hosts:
-        hosts[key] = estimate_host(variant.workload, per_node)
+        hosts[key] = estimate_host(variant.workload, per_node, estimate)  # estimate is this variant's
     host = hosts[key]
     out = []
     for t in types:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpu_advisor.i18n import Text
 from gpu_advisor.memory.core import estimate_memory
-from gpu_advisor.memory.types import HostEstimate
+from gpu_advisor.memory.types import HostEstimate, MemoryEstimate
 from gpu_advisor.workload import Augmentation, Workload
 
 GIB = 2.0**30
@@ -24,9 +24,12 @@ def _sample_bytes(w: Workload, est_job: dict) -> float:
     return (est_job.get("seq_len") or 2048) * 8 * 2
 
 
-def estimate_host(workload: Workload, gpus_per_node: int) -> HostEstimate:
-    """RAM (GiB) and vCPUs one node needs: workers x prefetch x decoded batch, pinned memory, staging, offload."""
-    est = estimate_memory(workload)
+def estimate_host(workload: Workload, gpus_per_node: int, estimate: MemoryEstimate | None = None) -> HostEstimate:
+    """RAM (GiB) and vCPUs one node needs: workers x prefetch x decoded batch, pinned memory, staging, offload.
+
+    ``estimate`` is this workload's memory estimate when the caller already has it (saves recomputing it).
+    """
+    est = estimate if estimate is not None else estimate_memory(workload)
     job = est.profile.job.model_dump()
     gpus = max(1, gpus_per_node)
     heavy = workload.augmentation == Augmentation.heavy
