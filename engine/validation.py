@@ -120,7 +120,27 @@ def _translate(err: dict[str, Any]) -> WorkloadError:
         en, zh = _TYPE_ERRORS[kind]
         return WorkloadError(f"{name}: {en} (got {shown(value)})", f"{name}：{zh}（收到 {shown(value)}）", field=field)
     msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    for prefix, (own_field, zh) in _VALIDATOR_ZH.items():
+        if msg.startswith(prefix):
+            field = field or own_field
+            name = name if loc else own_field
+            if own_field == "lora_rank":  # a check across fields: name the field, not the whole workload
+                return WorkloadError(f"{name}: {msg}", f"{name}：{zh}", field=field)
+            return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：{zh}（收到 {shown(value)}）", field=field)
     return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：取值无效——{msg}（收到 {shown(value)}）", field=field)
+
+
+# The Workload's own validators speak English; their Chinese, keyed by the start of the English message.
+_VALIDATOR_ZH: dict[str, tuple[str, str]] = {
+    "region must be": ("region", "必须是 'mainland'（中国内地）、'international'（海外）或地域 ID，如 'cn-hangzhou'"),
+    "pytorch_version must look like": ("pytorch_version", "格式应为主版本.次版本，如 '1.8' 或 '2.4'"),
+    "must not contain control characters": ("model", "不能包含控制字符"),
+    "lora_rank is set but finetune_method is 'full'": (
+        "lora_rank", "设置了 lora_rank，但 finetune_method 为 'full'：请改用 lora 或 qlora，或去掉 lora_rank"),
+}
+for _key in ("params_billion", "dataset_size_gb", "epochs", "budget_per_hour", "budget_total", "deadline_hours",
+             "expected_months_of_use"):
+    _VALIDATOR_ZH[f"{_key} must be a finite number"] = (_key, "必须是有限数值")
 
 
 def workload_from_dict(d: Any) -> Workload:
