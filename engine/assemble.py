@@ -61,28 +61,6 @@ def _text(text: Text, facts: dict[str, Any]) -> Text:
     return Text(zh=interpolate(text.zh, facts), en=interpolate(text.en, facts))
 
 
-def _rule_index(kb: Knowledge) -> dict[str, Any]:
-    """RuleBase.by_id as a dict (first rule with an id wins, as in by_id), built once per rule base."""
-    rules = kb.rules
-    cached = _RULE_INDEX.get(id(rules))
-    if cached is None or cached[0] is not rules:
-        index: dict[str, Any] = {}
-        for rule in rules.rules:
-            index.setdefault(rule.id, rule)
-        cached = _RULE_INDEX[id(rules)] = (rules, index, len(rules.active))
-        while len(_RULE_INDEX) > 16:
-            _RULE_INDEX.pop(next(iter(_RULE_INDEX)))
-    return cached[1]
-
-
-def _rule_count(kb: Knowledge) -> int:
-    _rule_index(kb)
-    return _RULE_INDEX[id(kb.rules)][2]
-
-
-_RULE_INDEX: dict[int, tuple[Any, dict[str, Any], int]] = {}
-
-
 def _mitigations(c: Candidate, base: Any) -> list[Text]:
     """The chain's steps this plan actually applies, compared with the job as resolved."""
     w = c.variant.workload
@@ -141,9 +119,8 @@ def _alternatives(the_plan: Plan, base: Any) -> list[Option]:
 
 def _choices(kb: Knowledge, firings: list[Firing]) -> dict[str, Any]:
     best: dict[str, tuple[int, Any]] = {}
-    index = _rule_index(kb)
     for f in firings:
-        rule = index.get(f.rule_id)
+        rule = kb.rules.by_id(f.rule_id)
         for key, value in rule.then.set.items():
             if key not in best or rule.then.priority >= best[key][0]:
                 best[key] = (rule.then.priority, value)
@@ -152,9 +129,8 @@ def _choices(kb: Knowledge, firings: list[Firing]) -> dict[str, Any]:
 
 def _trace(kb: Knowledge, firings: list[Firing], facts: dict[str, Any]) -> tuple[list[TraceEntry], list[Item]]:
     trace, items = [], []
-    index = _rule_index(kb)
     for f in firings:
-        rule = index.get(f.rule_id)
+        rule = kb.rules.by_id(f.rule_id)
         trace.append(TraceEntry(rule_id=rule.id, title=rule.title, why=_text(rule.why, facts), matched=f.matched,
                                 derived=list(f.derived), asserted=list(rule.then.assert_), sources=rule.sources))
         if rule.then.advice is not None and rule.then.section is not None:
@@ -218,7 +194,7 @@ def _chosen_reason(cost: CostReport | None) -> Text:
 def _knowledge_info(kb: Knowledge) -> dict[str, Any]:
     meta = kb.catalog.meta
     return {"version": getattr(meta, "knowledge_version", None), "catalog_compiled_on": getattr(meta, "compiled_on", None),
-            "rules": _rule_count(kb), "rule_files": list(kb.rules.files)}
+            "rules": len(kb.rules.active), "rule_files": list(kb.rules.files)}
 
 
 __all__ = ["assemble", "interpolate", "fmt", "re"]

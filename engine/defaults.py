@@ -54,9 +54,6 @@ class Job:
             return w.data_loader_workers
         return 8 if w.augmentation == Augmentation.heavy else 4
 
-    def read_mb_s(self, gpus: int) -> float:
-        return 0.0  # needs the time estimate (samples per second); unknown until then
-
     def facts(self) -> dict[str, Any]:
         w, prof = self.workload, self.memory.profile
         size = w.input_size or (0, 0)

@@ -86,7 +86,6 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "price_known": (bool, "the catalog has a price for the chosen type in the region"),
     "price_per_hour": (float, "pay-as-you-go price per instance-hour (0 when unknown)"),
     "job_hours": (float, "estimated wall-clock hours (0 when unknown)"),
-    "read_mb_s": (float, "data read throughput the job needs, MB/s (0 when unknown)"),
 }
 
 NUMERIC = (int, float)

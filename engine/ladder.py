@@ -9,7 +9,7 @@ memory estimator; nothing here estimates memory itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from gpu_advisor.workload import Distributed, Precision, Quantization, Workload
 
@@ -33,7 +33,7 @@ class Variant:
     accum_steps: int = 1
 
 
-Copies = dict[tuple[int, tuple[tuple[str, Any], ...]], tuple[Workload, Workload]]
+Copies = dict[tuple[tuple[str, Any], ...], Workload]  # update -> workload, for ONE base workload
 
 
 @dataclass(frozen=True)
@@ -53,17 +53,14 @@ class Step:
 
 
 def _apply(w: Workload, update: tuple[tuple[str, Any], ...], copies: Copies | None) -> Workload:
-    """w with ``update``; with ``copies``, one copy per (w, update) (workloads are frozen: sharing is safe)."""
+    """w with ``update``; ``copies`` (kept for one base workload) builds each copy once (workloads are frozen)."""
     if not update:
         return w
     if copies is None:
         return w.model_copy(update=dict(update))
-    key = (id(w), update)
-    hit = copies.get(key)
-    if hit is not None and hit[0] is w:
-        return hit[1]
-    out = w.model_copy(update=dict(update))
-    copies[key] = (w, out)  # keeps w alive, so its id is not reused while the cache lives
+    out = copies.get(update)
+    if out is None:
+        out = copies[update] = w.model_copy(update=dict(update))
     return out
 
 
@@ -98,12 +95,6 @@ def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_
     return out
 
 
-def training_variants(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool,
-                      max_gpus_per_node: int, copies: Copies | None = None) -> Iterator[Variant]:
-    """Yield the mitigation chain for one GPU model, cheapest change first."""
-    for step in training_steps(w, bf16=bf16, gpus=gpus, fixed_gpus=fixed_gpus, max_gpus_per_node=max_gpus_per_node):
-        yield step.variant(w, copies)
-
 
 def _shard_counts(gpus: int, fixed_gpus: bool, max_per_node: int) -> list[int]:
     if fixed_gpus:
@@ -134,12 +125,3 @@ def inference_steps(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_no
             out.append(Step(step, base + (("num_gpus", n), ("distributed", Distributed.zero3)), n))
     return out
 
-
-def inference_variants(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_node: int,
-                       copies: Copies | None = None) -> Iterator[Variant]:
-    """Serving: as given, then 8-bit weights, then tensor parallelism over more GPUs (16-bit, then 8-bit).
-
-    The last variant is the most aggressive one, so a card that cannot hold it can hold none of them.
-    """
-    for step in inference_steps(w, gpus=gpus, fixed_gpus=fixed_gpus, max_gpus_per_node=max_gpus_per_node):
-        yield step.variant(w, copies)

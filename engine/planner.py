@@ -10,8 +10,6 @@ region come after priced ones. Every rejected GPU is kept with its reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
-
 from gpu_advisor.catalog import GPU, Catalog, InstanceType, Price
 from gpu_advisor.i18n import Text
 from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Copies, Step, Variant,
@@ -97,32 +95,13 @@ def _usable(t: InstanceType, training: bool) -> bool:
     return not training or "training" in t.intended_use_tags or "inference" in t.intended_use_tags
 
 
-def _usable_types(catalog: Catalog, gpu: GPU, training: bool) -> list[InstanceType]:
-    return [t for t in catalog.instance_types.values() if t.gpu_id == gpu.id and _usable(t, training)]
-
-
 def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, list[InstanceType]]:
-    """_usable_types for every GPU in one pass over the catalog (same types, same order).
-
-    Kept per catalog object (and its instance-type table, checked by identity and size); callers must not
-    mutate the lists.
-    """
-    types = catalog.instance_types
-    key = (id(catalog), training)
-    hit = _USABLE.get(key)
-    if hit is not None and hit[0] is catalog and hit[1] is types and hit[2] == len(types):
-        return hit[3]
+    """The instance types the planner may use, grouped by GPU id, in catalog order."""
     out: dict[str, list[InstanceType]] = {}
-    for t in types.values():
+    for t in catalog.instance_types.values():
         if _usable(t, training):
             out.setdefault(t.gpu_id, []).append(t)
-    _USABLE[key] = (catalog, types, len(types), out)
-    while len(_USABLE) > 16:
-        _USABLE.pop(next(iter(_USABLE)))
     return out
-
-
-_USABLE: dict[tuple[int, bool], tuple[Catalog, dict, int, dict[str, list[InstanceType]]]] = {}
 
 
 def _steps(w: Workload, gpu: GPU, max_per_node: int) -> list[Step]:
@@ -133,14 +112,10 @@ def _steps(w: Workload, gpu: GPU, max_per_node: int) -> list[Step]:
     return training_steps(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
 
 
-def _variants(w: Workload, gpu: GPU, max_per_node: int, copies: Copies | None = None) -> Iterator[Variant]:
-    return (step.variant(w, copies) for step in _steps(w, gpu, max_per_node))
-
-
 Memo = dict[Workload, MemoryEstimate]
 
 
-class Chains(dict):  # (bf16, GPUs per node) -> the chain's steps; .copies: the workloads built, shared by chains
+class Chains(dict):  # (bf16, GPUs per node) -> the chain's steps; .copies: the workloads built for this plan's job
     def __init__(self) -> None:
         super().__init__()
         self.copies: Copies = {}
@@ -163,9 +138,8 @@ def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Ste
 
 
 def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo,
-               chains: Chains | None = None) -> tuple[Variant, MemoryEstimate] | None:
+               chains: Chains) -> tuple[Variant, MemoryEstimate] | None:
     """The first step of the chain whose estimate fits ``gpu``; only the workloads looked at are built."""
-    chains = Chains() if chains is None else chains
     steps = _chain(w, gpu, max_per_node, chains)
     if not _fits(_estimate(memo, steps[-1].variant(w, chains.copies).workload), gpu):
         return None  # the most aggressive step does not fit: no earlier step will
@@ -194,6 +168,8 @@ def _candidates_for(catalog: Catalog, w: Workload, gpu: GPU, types: list[Instanc
     for t in types:
         if int(t.gpu_count) != per_node:
             continue
+        if nodes > 1 and (t.rdma == "none" or "training" not in t.intended_use_tags):
+            continue  # multi-node training needs RDMA and a family Alibaba positions for training
         price = catalog.price(t.type, region)
         cand = Candidate(gpu, t, variant, estimate, nodes, per_node, host.vcpu, host.ram_gib, host.formula, price)
         if t.vcpu < host.vcpu:
@@ -202,8 +178,6 @@ def _candidates_for(catalog: Catalog, w: Workload, gpu: GPU, types: list[Instanc
         if t.memory_gib < host.ram_gib:
             cand.shortfalls.append(Text(en=f"{t.memory_gib:g} GiB RAM < {host.ram_gib:.0f} GiB needed",
                                         zh=f"内存 {t.memory_gib:g} GiB 少于所需的 {host.ram_gib:.0f} GiB"))
-        if nodes > 1 and (t.rdma == "none" or "training" not in t.intended_use_tags):
-            continue  # multi-node training needs RDMA and a family Alibaba positions for training
         out.append(cand)
     return out
 

@@ -8,8 +8,6 @@ mitigations it needs.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -48,28 +46,16 @@ def wants_scenarios(w: Workload) -> bool:
             and w.task.value in _table())
 
 
-_CACHE_SIZE = 64
-_cache: OrderedDict[tuple[Any, ...], tuple[Any, tuple[ScenarioRow, ...]]] = OrderedDict()
-_cache_lock = threading.Lock()
-
-
 def scenario_rows(w: Workload, knowledge: Any) -> list[ScenarioRow]:
-    """The rows depend only on the task, region, language and knowledge base: computed once per such key.
-
-    The cache holds the knowledge object itself next to its rows, so its id() in the key is never reused.
-    """
-    key = (w.task.value, w.region, w.lang.value, id(knowledge))
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit is not None and hit[0] is knowledge:
-            _cache.move_to_end(key)
-            return list(hit[1])
-    rows = _scenario_rows(w, knowledge)
-    with _cache_lock:
-        _cache[key] = (knowledge, tuple(rows))
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return rows
+    """The rows depend only on the task, region and language: computed once per knowledge base and such key."""
+    key = (w.task.value, w.region, w.lang.value)
+    with knowledge.lock:
+        rows = knowledge.scenarios.get(key)
+    if rows is None:
+        rows = tuple(_scenario_rows(w, knowledge))
+        with knowledge.lock:
+            knowledge.scenarios[key] = rows
+    return list(rows)
 
 
 def _scenario_rows(w: Workload, knowledge: Any) -> list[ScenarioRow]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
@@ -31,10 +32,14 @@ class RuleBase:
     rules: tuple[Rule, ...]
     files: tuple[str, ...]
 
-    def by_id(self, rule_id: str) -> Rule | None:
-        return next((r for r in self.rules if r.id == rule_id), None)
+    @cached_property
+    def _index(self) -> dict[str, Rule]:
+        return {r.id: r for r in self.rules}  # ids are unique (lint)
 
-    @property
+    def by_id(self, rule_id: str) -> Rule | None:
+        return self._index.get(rule_id)
+
+    @cached_property
     def active(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if not r.deprecated)
 
