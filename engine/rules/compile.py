@@ -51,8 +51,8 @@ def compile_condition(cond: Condition) -> dict[str, Any]:
     return {"$and": [{"$neq": {cond.field: v}} for v in values]}
 
 
-def compile_rule(rule: Rule, partition: str | None = None) -> dict[str, Any]:
-    job = {"$and": [{"t": job_type(partition or rule.domain)}, *(compile_condition(c) for c in rule.when.all)]}
+def compile_rule(rule: Rule, partition: str) -> dict[str, Any]:
+    job = {"$and": [{"t": job_type(partition)}, *(compile_condition(c) for c in rule.when.all)]}
     patterns: list[dict[str, Any]] = [{"j": job}]
     for index, name in enumerate(rule.when.derived):
         patterns.append({f"d{index}": {"$and": [{"t": "d"}, {"k": name}]}})
@@ -76,9 +76,3 @@ def fields_by_partition(rules: list[Rule]) -> dict[str, list[str]]:
         out.setdefault(parts[rule.domain], set()).update(rule.fields())
     return {partition: sorted(fields) for partition, fields in out.items()}
 
-
-def fields_by_domain(rules: list[Rule]) -> dict[str, list[str]]:
-    out: dict[str, set[str]] = {}
-    for rule in rules:
-        out.setdefault(rule.domain, set()).update(rule.fields())
-    return {domain: sorted(fields) for domain, fields in out.items()}
