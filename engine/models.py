@@ -93,6 +93,9 @@ class MethodSpec(BaseModel):
     sac: bool = False                     # switchable atrous convolution replaces the bottleneck 3x3 convs (DetectoRS)
     backbone_input_scale: float = 1.0     # the backbone sees the image scaled by this per side (ICNet: 0.5)
     backbone_output_stride: int | None = None   # dilated output stride of that backbone pass (ICNet: 16 at half size)
+    # query-based mask heads and training recipes (docs/memory-model.md "Query mask losses, crop recipes")
+    query_mask_layers: int = 0            # decoder layers whose matched masks are upsampled to full resolution for the loss
+    crop_recipe: bool = False             # DETR-style random-crop augmentation: batches padded to a square canvas
     mask_variant: str | None = None
     detection_variant: str | None = None
     head_channels: int | None = None

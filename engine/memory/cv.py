@@ -25,6 +25,17 @@ GN_COMPOSITE_BACKBONE = 0.5
 # conv: ~6 of the 12 mid-widths a ResNet bottleneck saves, minus the conv output it replaces -> 5/12.
 SAC_BOTTLENECK = 5.0 / 12.0
 WS_WEIGHT_COPIES = 2.0   # weight standardisation keeps (w - mean) and the standardised weight per conv, fp32
+# MaskFormer (Cheng et al. 2107.06278; mmdet MaskFormerHead._loss_by_feat_single): every decoder layer (deep
+# supervision) upsamples its matched mask logits to the padded input size (F.interpolate, bilinear) and applies
+# dice + sigmoid focal loss there. Kept per matched mask per pixel per layer: the upsampled logits (saved by the
+# focal loss), their sigmoid (dice), the float target (dice) and 1 - target (focal target): 4 fp32 values = 16 B.
+QUERY_MASK_BYTES = 16.0
+# Semantic segmentation: one matched mask per class present in the crop. ADE20K averages 10.5 object classes per
+# image (Zhou et al. 1608.05442); the run's peak is at the busiest images, taken as twice the mean.
+SEM_CLASSES_PER_IMAGE_PEAK = 21
+# MMDetection's ConvNeXt detectors (configs/convnext/*: all "ms-crop") train with the DETR-style AutoAugment
+# crop branch (resize 400-600, RandomCrop 384-600, resize 480-800 x 1333), as do the DETR-family recipes.
+CROP_RECIPE_BACKBONES = ("convnext",)
 
 
 def max_gt_per_image(classes: int) -> int:
@@ -59,6 +70,35 @@ def _pixels(size: tuple[int, int]) -> int:
     """Network input pixels, padded to a multiple of 32 (MMDet Pad size_divisor=32)."""
     h, w = (-(-side // 32) * 32 for side in size)
     return h * w
+
+
+def crop_recipe(method, backbone) -> bool:
+    """Random-crop detection recipe: the crop decides the aspect, so landscape and portrait images share batches."""
+    return method.crop_recipe or (method.family == "detection" and backbone.key.startswith(CROP_RECIPE_BACKBONES))
+
+
+def canvas_pixels(r: Resolved) -> int:
+    """Pixels of the padded batch canvas.
+
+    MMDetection's GroupSampler batches images of the same aspect group (w > h or not), so a batch is padded to the
+    input size. A random crop before the final keep-ratio resize (DETR-style AutoAugment) makes a landscape
+    image's crop portrait (and vice versa) while the group flag stays the original image's: a batch of two then
+    holds an 800 x 1333 and a 1333 x 800 image and is padded to 1333 x 1333 (long side squared).
+    """
+    assert r.method and r.backbone
+    size = r.settings["input_size"]
+    if r.training and r.settings["batch_size_per_gpu"] > 1 and crop_recipe(r.method, r.backbone):
+        side = max(size)
+        return _pixels((side, side))
+    return _pixels(size)
+
+
+def query_mask_bytes(method, classes: int, pixels: int) -> float:
+    """Full-resolution matched-mask losses of MaskFormer-style heads, bytes per image."""
+    if not method.query_mask_layers:
+        return 0.0
+    masks = min(classes or 19, SEM_CLASSES_PER_IMAGE_PEAK) if method.family in SEG_FAMILIES else max_gt_per_image(classes or 80)
+    return masks * method.query_mask_layers * QUERY_MASK_BYTES * pixels
 
 
 def dense_head_values(method, classes: int) -> float:
@@ -110,7 +150,7 @@ def cv_parts(r: Resolved) -> CvParts:
     """All CV memory parts in bytes for the resolved job."""
     assert r.method and r.backbone and r.output_stride
     s, method = r.settings, r.method
-    batch, pixels = s["batch_size_per_gpu"], _pixels(s["input_size"])
+    batch, pixels = s["batch_size_per_gpu"], canvas_pixels(r)
     old_torch = torch_at_most(s["pytorch_version"], 1, 10)
     # MMDetection freezes the stem + stage 1 (frozen_stages=1) of ResNet-family and RegNet backbones only;
     # HRNet, ConvNeXt, Swin, PVT and the CSP backbones train every stage.
@@ -142,6 +182,7 @@ def cv_parts(r: Resolved) -> CvParts:
     per_px = values * 4.0 * (AMP_ACT_FACTOR if amp else 1.0) + attn * attn_bytes
     per_image = (method.per_image_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
     per_image += method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
+    per_image += query_mask_bytes(method, classes, pixels) if r.training else 0.0
     act = batch * pixels * (per_px * calib + loss_px) + batch * per_image
     if method.norm == "gn_ws" and r.training:
         act += WS_WEIGHT_COPIES * 4.0 * cv_params(r)
