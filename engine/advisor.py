@@ -83,7 +83,7 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
         return job, None, None
     # the estimates resolve_job already made, for the planner's chain walk and host sizing to reuse
     hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
-    the_plan = plan(kb.catalog, job.workload, job.region, memo={job.original: job.memory}, hosts=hosts)
+    the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
         return job, the_plan, report

@@ -38,6 +38,8 @@ class Job:
     memory: MemoryEstimate
     host: HostEstimate
     assumptions: list[Note] = field(default_factory=list)
+    # memory estimates by workload, shared by the planner's chain walk and the fact savings (filled in place)
+    memo: dict[Workload, MemoryEstimate] = field(default_factory=dict, repr=False)
 
     @property
     def cpu_only(self) -> bool:
@@ -78,8 +80,8 @@ class Job:
             "mem_need_gib": round(self.memory.device_total_gib, 2),
             "mem_alloc_gib": round(self.memory.allocated_peak_gib, 2),
             "act_gib": round(self.memory.breakdown.get("activations", 0.0), 2),
-            "amp_saving_gib": _saving(w, self.memory, {"precision": Precision.bf16_amp}),
-            "ckpt_saving_gib": _saving(w, self.memory, {"gradient_checkpointing": True}),
+            "amp_saving_gib": _saving(w, self.memory, {"precision": Precision.bf16_amp}, self.memo),
+            "ckpt_saving_gib": _saving(w, self.memory, {"gradient_checkpointing": True}, self.memo),
         }
 
 
@@ -87,7 +89,7 @@ def _val(value: Any, default: str) -> str:
     return default if value is None else str(getattr(value, "value", value))
 
 
-def _saving(w: Workload, base: MemoryEstimate, update: dict[str, Any]) -> float:
+def _saving(w: Workload, base: MemoryEstimate, update: dict[str, Any], memo: dict[Workload, MemoryEstimate]) -> float:
     """GiB per GPU that one change (AMP or checkpointing) would save on the job as configured."""
     if w.task in (Task.preprocessing, Task.inference):
         return 0.0
@@ -95,7 +97,10 @@ def _saving(w: Workload, base: MemoryEstimate, update: dict[str, Any]) -> float:
         return 0.0
     if update.get("gradient_checkpointing") and w.gradient_checkpointing:
         return 0.0
-    other = estimate_memory(w.model_copy(update=update))
+    changed = w.model_copy(update=update)
+    other = memo.get(changed)
+    if other is None:
+        other = memo[changed] = estimate_memory(changed)
     return round(max(0.0, base.device_total_gib - other.device_total_gib), 2)
 
 
@@ -161,5 +166,6 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
         notes.append(note("default_interruptible", "Not said whether the job can resume from checkpoints: "
                           "assumed no, so spot instances are not recommended.",
                           "未说明作业能否从检查点恢复：按不能处理，因此不推荐抢占式实例。", "interruptible", False))
-    host = estimate_host(resolved, max(1, resolved.num_gpus or 1))
-    return Job(w, resolved, region, memory, host, notes)
+    # the resolved workload states the settings the estimate filled in, so its estimate has the same figures
+    host = estimate_host(resolved, max(1, resolved.num_gpus or 1), memory)
+    return Job(w, resolved, region, memory, host, notes, memo={w: memory, resolved: memory})

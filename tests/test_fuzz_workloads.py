@@ -192,3 +192,27 @@ def test_preprocessing_too_big_for_one_cpu_type_still_names_cpu_instances() -> N
     rec = recommend({"task": "preprocessing", "num_gpus": 39}, "en")
     assert rec.cpu_instance is not None
     assert "GPU instance type" not in rec.render("en")
+
+
+@settings(max_examples=min(EXAMPLES, 150), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_resolved_workload_has_the_same_estimate(data: dict[str, Any]) -> None:
+    """resolve_job reuses the estimate of the workload as given for the resolved one (defaults written in):
+    the planner and the host sizing rely on both giving the same figures."""
+    from gpu_advisor.defaults import resolve_job
+    from gpu_advisor.memory import estimate_host, estimate_memory
+    from gpu_advisor.validation import workload_from_dict
+
+    try:
+        job = resolve_job(workload_from_dict(data), get_knowledge().catalog)
+    except AdvisorError:
+        return
+    again = estimate_memory(job.workload)
+    assert again.breakdown == job.memory.breakdown
+    assert (again.allocated_peak_gib, again.device_total_gib, again.allocated_upper_gib) == (
+        job.memory.allocated_peak_gib, job.memory.device_total_gib, job.memory.allocated_upper_gib)
+    assert again.profile == job.memory.profile
+    assert again.train_flops_per_sample == job.memory.train_flops_per_sample
+    host = estimate_host(job.workload, max(1, job.workload.num_gpus or 1))
+    assert (host.ram_gib, host.vcpu, host.breakdown) == (job.host.ram_gib, job.host.vcpu, job.host.breakdown)

@@ -30,7 +30,7 @@ def estimate_host(workload: Workload, gpus_per_node: int, estimate: MemoryEstima
     ``estimate`` is this workload's memory estimate when the caller already has it (saves recomputing it).
     """
     est = estimate if estimate is not None else estimate_memory(workload)
-    job = est.profile.job.model_dump()
+    job = est.profile.job.__dict__  # the frozen JobSettings' fields, read-only here
     gpus = max(1, gpus_per_node)
     heavy = workload.augmentation == Augmentation.heavy
     workers = workload.data_loader_workers if workload.data_loader_workers is not None else (8 if heavy else 4)
