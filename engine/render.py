@@ -20,14 +20,16 @@ if TYPE_CHECKING:
     from gpu_advisor.recommendation import Recommendation
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|])")
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_LINE_START = re.compile(r"(^|\n)(\s*)([#>+-])")
+# control characters other than newline and tab become spaces; &, <, > become HTML entities
+_PLAIN = str.maketrans({**{chr(i): " " for i in range(32) if chr(i) not in "\n\t"},
+                        "&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
 def md_escape(value: Any) -> str:
     """Escape text for Markdown: no emphasis, links, code, table cells or HTML can be injected."""
-    text = "".join(_HTML.get(ch, ch) if ch in "\n\t" or ord(ch) >= 32 else " " for ch in str(value))
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return re.sub(r"(^|\n)(\s*)([#>+-])", r"\1\2\\\3", text)
+    text = _MD_SPECIAL.sub(r"\\\1", str(value).translate(_PLAIN))
+    return _LINE_START.sub(r"\1\2\\\3", text)
 
 
 def num(value: Any) -> str:
