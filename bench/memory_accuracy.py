@@ -21,7 +21,7 @@ from gpu_advisor.errors import AdvisorError
 from gpu_advisor.memory import estimate_memory
 from gpu_advisor.memory.states import per_param
 from gpu_advisor.models import resolve_method
-from gpu_advisor.workload import Workload
+from gpu_advisor.workload import Workload, lora_target_names
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out"
@@ -146,6 +146,16 @@ def _llm_method(m: str) -> tuple[str, bool]:
     return (m, True) if m in ("full", "lora", "qlora") else ("lora", False)
 
 
+def _lora_targets(column: str) -> tuple[str, ...] | None:
+    """The row's adapted linear layers (CSV column lora_targets), or None (the estimator's default, every linear
+    layer) when the column is empty or names modules that are not linear layers (layer norms, embeddings)."""
+    names = [n for n in column.replace(" ", "").split(",") if n and not n.startswith("...")]
+    try:
+        return lora_target_names(names) if names else None
+    except ValueError:
+        return None
+
+
 def llm_rows(path: Path) -> list[Row]:
     rows = []
     for x in _read(path):
@@ -161,6 +171,9 @@ def llm_rows(path: Path) -> list[Row]:
             d["params_billion"] = float(x["params_b"])
         if method in ("lora", "qlora"):
             d["lora_rank"] = int(x["lora_r"]) if x["lora_r"] else 16
+            d["lora_targets"] = _lora_targets(x["lora_targets"])
+        if "chunked cross entropy" in x["other_settings"].lower() or "all previous techniques" in x["other_settings"]:
+            d["chunked_loss"] = True   # torchtune's cumulative table: "+ Chunked Cross Entropy" and every row after it
         stat = "reserved" if "max_memory_reserved" in x["memory_metric"] else "allocated"
         rows.append(Row("llm", f"{x['source_id']} {x['model']} {x['method']} {x['other_settings'][:40]}",
                         float(x["peak_memory_gib"]), [d], stat))

@@ -124,7 +124,7 @@ def _translate(err: dict[str, Any]) -> WorkloadError:
         if msg.startswith(prefix):
             field = field or own_field
             name = name if loc else own_field
-            if own_field == "lora_rank":  # a check across fields: name the field, not the whole workload
+            if "is set but finetune_method" in prefix:  # a check across fields: name the field, not the whole workload
                 return WorkloadError(f"{name}: {msg}", f"{name}：{zh}", field=field)
             return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：{zh}（收到 {shown(value)}）", field=field)
     return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：取值无效——{msg}（收到 {shown(value)}）", field=field)
@@ -137,6 +137,11 @@ _VALIDATOR_ZH: dict[str, tuple[str, str]] = {
     "must not contain control characters": ("model", "不能包含控制字符"),
     "lora_rank is set but finetune_method is 'full'": (
         "lora_rank", "设置了 lora_rank，但 finetune_method 为 'full'：请改用 lora 或 qlora，或去掉 lora_rank"),
+    "lora_targets is set but finetune_method is 'full'": (
+        "lora_targets", "设置了 lora_targets，但 finetune_method 为 'full'：请改用 lora 或 qlora，或去掉 lora_targets"),
+    "unknown LoRA target module": (
+        "lora_targets", "含有未知的 LoRA 目标模块名；可用 q、k、v、o、gate、up、down、lm_head、attention、mlp 或 all-linear"
+        "（也可写 PEFT 的 q_proj、v_proj 等）"),
 }
 for _key in ("params_billion", "dataset_size_gb", "epochs", "budget_per_hour", "budget_total", "deadline_hours",
              "expected_months_of_use"):

@@ -94,6 +94,38 @@ MAX_SIDE_PX = 16384
 MAX_SEQ_LEN = 1_048_576
 MAX_GPUS = 4096
 
+# LoRA target modules: canonical names (one block's linear layers + lm_head) and the names PEFT, torchtune,
+# litgpt and LLaMA-Factory configs use for them. Group names expand to several layers.
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
+_LORA_ALIASES: dict[str, tuple[str, ...]] = {
+    "q": ("q",), "q_proj": ("q",), "query": ("q",), "wq": ("q",),
+    "k": ("k",), "k_proj": ("k",), "key": ("k",), "wk": ("k",),
+    "v": ("v",), "v_proj": ("v",), "value": ("v",), "wv": ("v",),
+    "o": ("o",), "o_proj": ("o",), "out_proj": ("o",), "output_proj": ("o",), "projection": ("o",), "dense": ("o",),
+    "wo": ("o",),
+    "gate": ("gate",), "gate_proj": ("gate",), "w1": ("gate",),
+    "up": ("up",), "up_proj": ("up",), "w3": ("up",), "fc1": ("up",), "dense_h_to_4h": ("up",),
+    "down": ("down",), "down_proj": ("down",), "w2": ("down",), "fc2": ("down",), "dense_4h_to_h": ("down",),
+    "qkv": ("q", "k", "v"), "qkv_proj": ("q", "k", "v"), "query_key_value": ("q", "k", "v"), "c_attn": ("q", "k", "v"),
+    "attention": ("q", "k", "v", "o"), "attn": ("q", "k", "v", "o"),
+    "mlp": ("gate", "up", "down"), "ffn": ("gate", "up", "down"),
+    "all": ("q", "k", "v", "o", "gate", "up", "down"), "all-linear": ("q", "k", "v", "o", "gate", "up", "down"),
+    "all_linear": ("q", "k", "v", "o", "gate", "up", "down"),
+    "lm_head": ("lm_head",), "head": ("lm_head",), "output": ("lm_head",),
+}
+
+
+def lora_target_names(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Canonical LoRA targets (in LORA_TARGETS order) for module names; ValueError naming an unknown one."""
+    found: set[str] = set()
+    for name in names:
+        key = name.strip().lower().replace(" ", "")
+        if key not in _LORA_ALIASES:
+            raise ValueError(f"unknown LoRA target module {name[:40]!r}; use q, k, v, o, gate, up, down, "
+                             "lm_head, attention, mlp or all-linear (or q_proj, v_proj, ... as in PEFT)")
+        found.update(_LORA_ALIASES[key])
+    return tuple(t for t in LORA_TARGETS if t in found)
+
 
 def _finite(value: float | None, name: str) -> float | None:
     if value is not None and not math.isfinite(value):
@@ -136,6 +168,13 @@ class Workload(BaseModel):
     gradient_checkpointing: bool | None = Field(None, description="Activation (gradient) checkpointing on? Default: off for CV, on for LLM fine-tuning.")
     finetune_method: FinetuneMethod | None = Field(None, description="full, lora or qlora (LLM / NLP fine-tuning). Default: full.")
     lora_rank: Annotated[int, Field(ge=1, le=4096)] | None = Field(None, description="LoRA rank r. Default: 16.")
+    lora_targets: Annotated[tuple[Annotated[str, Field(min_length=1, max_length=40)], ...], Field(min_length=1, max_length=16)] | None = Field(
+        None, description="Layers LoRA adapts, e.g. ['q_proj', 'v_proj'] or ['all-linear']: q, k, v, o, gate, up, down, "
+        "lm_head, attention, mlp. Frozen layers without an adapter keep no input for backward, so fewer targets "
+        "need less memory. Default: every linear layer of the blocks.")
+    chunked_loss: bool | None = Field(None, description="Is the LLM's cross-entropy computed chunk by chunk "
+                                      "(torchtune CEWithChunkedOutputLoss, Liger / Unsloth fused cross-entropy)? "
+                                      "Default: no (the whole logits tensor is upcast to fp32 at once).")
     quantization: Quantization | None = Field(None, description="Weight quantization: none, int8, int4 or nf4 (QLoRA). Default: none (nf4 with qlora).")
     distributed: Distributed | None = Field(None, description="Distributed strategy: none, ddp, fsdp, zero1, zero2 or zero3. Default: ddp when num_gpus > 1.")
     pytorch_version: Annotated[str, Field(max_length=8)] | None = Field(None, description="PyTorch major.minor, e.g. '1.8' or '2.4'. Memory differs between 1.x and 2.x. Default: 2.4.")
@@ -179,6 +218,11 @@ class Workload(BaseModel):
     def _no_nan(cls, value: float | None, info: Any) -> float | None:
         return _finite(value, info.field_name)
 
+    @field_validator("lora_targets")
+    @classmethod
+    def _lora_targets(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if value is None else lora_target_names(value)
+
     @field_validator("model", "backbone", "gpu_preference")
     @classmethod
     def _printable(cls, value: str | None) -> str | None:
@@ -190,6 +234,8 @@ class Workload(BaseModel):
     def _consistent(self) -> "Workload":
         if self.lora_rank is not None and self.finetune_method == FinetuneMethod.full:
             raise ValueError("lora_rank is set but finetune_method is 'full'; use lora or qlora, or drop lora_rank")
+        if self.lora_targets is not None and self.finetune_method == FinetuneMethod.full:
+            raise ValueError("lora_targets is set but finetune_method is 'full'; use lora or qlora, or drop lora_targets")
         return self
 
 

@@ -42,12 +42,10 @@ def test_mmseg_accuracy(results: list[dict]) -> None:
     assert s["median"] <= 8.0 and s["p90"] <= 25.0 and s["under15"] <= 10.0
 
 
-@pytest.mark.xfail(strict=True, reason="known miss since the PEFT rows (max_memory_reserved) are compared against "
-                   "allocated + allocator slack: median 16.2 % (PEFT rows 1.16x over: seq_len 768 is a truncation "
-                   "limit of variable-length batches; litgpt/torchtune rows alone 16.5 %); see docs/memory-model.md")
 def test_llm_measured_median_under_target(results: list[dict]) -> None:
+    """Issue #3: LLM median <= 15 % (13.9 % since LoRA keeps only adapted inputs and the logits are recounted)."""
     s = _stats(results, ("llm",))
-    assert s["coverage"] >= 90.0 and s["median"] <= 15.0
+    assert s["coverage"] >= 90.0 and s["median"] <= 15.0 and s["p90"] <= 65.0
 
 
 def test_estimator_beats_rules_of_thumb(results: list[dict]) -> None:

@@ -79,12 +79,39 @@ def test_checkpointing_lowers_llm_activations_to_layer_inputs() -> None:
     on = estimate_memory(llm(gradient_checkpointing=True, finetune_method="lora"))
     off = estimate_memory(llm(gradient_checkpointing=False, finetune_method="lora"))
     # documented: full recomputation keeps h values per token per layer (+1 layer, + logits)
-    tokens, layers, hidden, vocab = 2048, 32, 4096, 128256
-    logits = tokens * vocab * 10 / GIB
-    per_layer_full = (8 * hidden + 2 * 1024 + 4 * 14336) * 2 * tokens / GIB
+    tokens, layers, hidden, inter, vocab = 2048, 32, 4096, 14336, 128256
+    logits = tokens * vocab * (2 + 4) / GIB            # bf16 logits + fp32 log-probs
+    # LoRA on every linear: fp32 norm inputs 4h, q/k/v (GQA expanded)/attention output 4h, gated MLP 3I,
+    # inputs of the adapted linears h + h + h + I, lora_B inputs r per adapted matrix
+    per_layer_full = (11 * hidden + 4 * inter + 16 * 7) * 2 * tokens / GIB
     assert on.breakdown["activations"] == pytest.approx(layers * tokens * hidden * 2 / GIB + per_layer_full + logits, rel=0.01)
     assert off.breakdown["activations"] == pytest.approx(layers * per_layer_full + logits, rel=0.01)
     assert on.allocated_peak_gib < off.allocated_peak_gib
+
+
+def test_frozen_linears_keep_no_inputs() -> None:
+    """LoRA on q, v keeps fewer tensors than on every linear; full fine-tuning keeps the most; bitsandbytes
+    4-bit layers (QLoRA) keep their inputs whether adapted or not."""
+    def act(**kw: object) -> float:
+        return estimate_memory(llm(gradient_checkpointing=False, **kw)).breakdown["activations"]
+    qv = act(finetune_method="lora", lora_targets=["q_proj", "v_proj"])
+    every = act(finetune_method="lora")
+    full = act(finetune_method="full")
+    assert qv < every < full
+    tokens, layers, hidden, inter = 2048, 32, 4096, 14336
+    # q,v only: no o_proj input (h), no norm-2 output (h), no MLP product (I); 2 adapters instead of 7
+    assert every - qv == pytest.approx(layers * tokens * (2 * hidden + inter + 16 * 5) * 2 / GIB, rel=0.01)
+    assert act(finetune_method="qlora", lora_targets=["q", "v"]) == pytest.approx(every, rel=0.01)
+    small = estimate_memory(llm(finetune_method="lora", lora_targets=["q", "v"]))
+    assert small.profile.trainable_params_billion < estimate_memory(llm(finetune_method="lora")).profile.trainable_params_billion
+
+
+def test_chunked_loss_keeps_only_log_probs() -> None:
+    plain = estimate_memory(llm(finetune_method="lora"))
+    chunked = estimate_memory(llm(finetune_method="lora", chunked_loss=True))
+    elements = 2048 * 128256
+    assert plain.breakdown["activations"] - chunked.breakdown["activations"] == pytest.approx(elements * 2 / GIB, rel=0.01)
+    assert chunked.breakdown["transient"] == pytest.approx(elements * 8 / 8 / GIB, rel=0.01)
 
 
 def test_cv_checkpointing_lowers_backbone_activations() -> None:

@@ -82,5 +82,5 @@ def test_llm_param_split_matches_published_shapes() -> None:
     for t in knowledge().transformers.values():
         if t.kv_lora_rank or t.key in ("falcon-7b", "deepseek-v2-lite"):
             continue
-        computed = t.vocab * t.hidden * (1 if t.tied else 2) + t.layers * sum(a * b for a, b in _layer_matrices(t))
+        computed = t.vocab * t.hidden * (1 if t.tied else 2) + t.layers * sum(a * b for a, b in _layer_matrices(t).values())
         assert computed == pytest.approx(t.params_billion * 1e9, rel=0.03), t.key

@@ -18,6 +18,9 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
     ({"task": "semantic_segmentation", "pytorch_version": "abc"}, "pytorch_version"),
     ({"task": "semantic_segmentation", "backbone": "a\x01b"}, "backbone"),
     ({"task": "llm_finetune", "params_billion": float("inf")}, "params_billion"),
+    ({"task": "llm_finetune", "finetune_method": "lora", "lora_targets": ["q_proj", "wte"]}, "lora_targets"),
+    ({"task": "llm_finetune", "finetune_method": "full", "lora_targets": ["q_proj"]}, "lora_targets"),
+    ({"task": "llm_finetune", "chunked_loss": "maybe"}, "chunked_loss"),
 ])
 def test_validator_errors_are_bilingual_and_name_the_field(data, field):
     with pytest.raises(WorkloadError) as info:

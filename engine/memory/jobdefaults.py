@@ -61,11 +61,15 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     s["finetune_method"] = method
     if method in ("lora", "qlora"):
         s["lora_rank"] = _pick(r, "lora_rank", w.lora_rank, 16, "LoRA rank on all linear layers", "LoRA 秩（全部线性层）")
+        s["lora_targets"] = _pick(r, "lora_targets", w.lora_targets, ("q", "k", "v", "o", "gate", "up", "down"),
+                                  "adapters on every linear layer of the blocks", "适配器作用于各层全部线性层")
     quant_default = "nf4" if method == "qlora" else "none"
     s["quantization"] = _enum(_pick(r, "quantization", w.quantization, quant_default, "base-weight format",
                                     "基座权重格式"))
     s["optimizer"] = _enum(_pick(r, "optimizer", w.optimizer, defaults.get("optimizer", "adamw"), "AdamW",
                                  "AdamW 优化器"))
+    if w.chunked_loss:
+        s["chunked_loss"] = True
     ckpt_default = bool(defaults.get("checkpointing", not enc))
     s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, ckpt_default,
                                         "activation checkpointing default for this task", "该任务的激活检查点默认设置")

@@ -1,14 +1,27 @@
 """Transformer (LLM / BERT-class) memory: model states, activations (Korthikanti et al. 2205.05198), KV cache.
 
-Activations saved per layer per token, in 16-bit values (Korthikanti's 34*s*b*h bytes recounted for
-pre-norm, RoPE, GQA and SwiGLU blocks without dropout):
-  norm-1 input kept in fp32 (2h) + norm-1 output h + q h + k, v 2*kv*head_dim + attention output h
-  + norm-2 input fp32 (2h) + norm-2 output h + MLP (gated: gate, SiLU, up, product = 4I; plain: fc1, GELU = 2I)
-  = 8h + 2*kv*hd + 4I (gated). Dropout (BERT) adds 1-byte masks (~h values).
-Attention scores: fused SDPA / FlashAttention (PyTorch >= 2.0) keep none; eager attention keeps
-5*a*s bytes per token per layer (Korthikanti). Full recomputation keeps the layer input (h per token per
-layer) plus one layer's activations during recompute. Logits: tokens x vocab x 10 B (bf16 logits, fp32
-upcast, fp32 log-softmax); the start of backward adds the logits gradient (6 B per element).
+Activations: the tensors autograd keeps per layer per token, in 16-bit values, counted op by op for a
+pre-norm block (HF transformers LlamaDecoderLayer / torchtune TransformerSelfAttentionLayer / litgpt Block):
+- always (once the residual stream requires grad): each norm's input (RMSNorm upcasts to fp32 and saves that
+  copy = 2h per norm; LayerNorm saves its 16-bit input = h); attention (SDPA flash / memory-efficient, FA2)
+  keeps q, k, v and its output, with GQA k and v expanded to all query heads (HF `repeat_kv`, torchtune
+  `MultiHeadAttention` expand) = 4 x heads x head_dim; the MLP's nonlinearity keeps its input, and in a gated
+  MLP the product keeps both factors (gate, SiLU(gate), up = 3I; plain GELU MLP = I).
+- a linear layer keeps its input only when its weight needs a gradient (autograd saves an operand only for an
+  input that requires grad): full fine-tuning keeps every linear input (norm outputs h + h, attention output
+  reshaped for o_proj, MLP product I) and each norm's normalised tensor for the norm weight's gradient (h each);
+  LoRA keeps the inputs of the adapted linears only (lora_A saves x; lora_B saves r values); bitsandbytes 4-bit
+  layers (QLoRA) keep every input, adapted or not (bitsandbytes MatMul4Bit.forward: ctx.tensors = (A, B)).
+Full fine-tuning of a Llama block is thus 11h + 2q + 4I values per token (Korthikanti's 34 s b h bytes is
+17h values for a GPT block with 4h MLP and dropout). Eager attention (PyTorch < 2.0) adds 5*a*s bytes
+per token per layer (Korthikanti). Full recomputation keeps the layer input (h per token per layer) plus one
+layer's activations during recompute.
+Logits (HF ForCausalLMLoss, torchtune): 16-bit logits returned with the outputs (2 B per element) + the fp32
+log-softmax output cross_entropy saves (4 B); PyTorch <= 1.10 also kept log_softmax's fp32 input (+4 B,
+pytorch#64000). Start of backward: the log-probs' gradient and the logits' fp32 gradient (8 B per element).
+Chunked cross-entropy (Workload.chunked_loss; torchtune CEWithChunkedOutputLoss with 8 chunks): the recipe drops
+the 16-bit logits before backward (`del logits`) and each chunk's fp32 upcast is freed after its log-softmax, so
+only the fp32 log-probs stay (4 B per element) and the backward gradients live one chunk at a time (8 B / 8).
 """
 
 from __future__ import annotations
@@ -21,6 +34,7 @@ from gpu_advisor.models import TransformerSpec, knowledge
 
 NF4_BYTES = 0.5 + 0.0156   # 4-bit values + double-quantized absmax (Dettmers et al. 2305.14314 §3: 0.127 bit/param)
 INT8_BYTES = 1.0 + 0.0078
+LOSS_CHUNKS = 8             # torchtune CEWithChunkedOutputLoss(num_output_chunks=8)
 PREFILL_CHUNK = 8192       # tokens of prefill live at once (vLLM chunked prefill default budget)
 
 
@@ -43,28 +57,60 @@ def split_params(t: TransformerSpec) -> tuple[float, float]:
     return float(embed), max(total - embed, total * 0.3)
 
 
-def _layer_matrices(t: TransformerSpec) -> list[tuple[int, int]]:
+ALL_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")   # "all linear layers" of a block (PEFT "all-linear")
+
+
+def _layer_matrices(t: TransformerSpec) -> dict[str, tuple[int, int]]:
     q, kv = t.heads * t.head_dim, t.kv_heads * t.head_dim
-    mats = [(t.hidden, q), (t.hidden, kv), (t.hidden, kv), (q, t.hidden)]
-    mlp = [(t.hidden, t.intermediate), (t.hidden, t.intermediate), (t.intermediate, t.hidden)]
-    return mats + (mlp if t.mlp == "gated" else mlp[1:])
+    mats = {"q": (t.hidden, q), "k": (t.hidden, kv), "v": (t.hidden, kv), "o": (q, t.hidden),
+            "up": (t.hidden, t.intermediate), "down": (t.intermediate, t.hidden)}
+    if t.mlp == "gated":
+        mats["gate"] = (t.hidden, t.intermediate)
+    return mats
 
 
-def lora_params(t: TransformerSpec, rank: int) -> float:
-    """Adapters on every linear layer: r x (d_in + d_out) per matrix per layer (Hu et al. 2106.09685)."""
-    return float(t.layers * sum(rank * (a + b) for a, b in _layer_matrices(t)))
+def _targets(s: dict) -> tuple[str, ...]:
+    return tuple(s.get("lora_targets") or ALL_TARGETS)
 
 
-def _per_token_layer_values(t: TransformerSpec) -> float:
-    kv = t.kv_heads * t.head_dim
-    mlp = 4 * t.intermediate if t.mlp == "gated" else 2 * t.intermediate
-    return 8 * t.hidden + 2 * kv + mlp + (t.hidden if t.dropout else 0)
+def lora_params(t: TransformerSpec, rank: int, targets: tuple[str, ...] = ALL_TARGETS) -> float:
+    """Adapters r x (d_in + d_out) per adapted matrix per layer (Hu et al. 2106.09685); lm_head once."""
+    mats = _layer_matrices(t)
+    per_layer = sum(rank * (a + b) for name, (a, b) in mats.items() if name in targets)
+    head = rank * (t.hidden + t.vocab) if "lm_head" in targets else 0
+    return float(t.layers * per_layer + head)
+
+
+def _per_token_layer_values(t: TransformerSpec, s: dict | None = None) -> float:
+    """16-bit values saved for backward per token per layer (see the module docstring)."""
+    s = s or {}
+    h, q, inter = t.hidden, t.heads * t.head_dim, t.intermediate
+    gated = t.mlp == "gated"
+    full = s.get("finetune_method") not in ("lora", "qlora")
+    every_input = full or s.get("quantization") in ("nf4", "int4")
+    targets = set(_targets(s))
+    keeps = (lambda m: True) if every_input else (lambda m: m in targets)
+    norm_in = 2 * h if gated else h                  # RMSNorm keeps an fp32 copy; LayerNorm its 16-bit input
+    values = 2 * norm_in + 4 * q + (3 * inter if gated else inter)
+    if any(keeps(m) for m in ("q", "k", "v")):
+        values += h                                  # norm-1 output, input of q/k/v
+    if keeps("o"):
+        values += q                                  # attention output reshaped for o_proj
+    if any(keeps(m) for m in ("gate", "up")):
+        values += h                                  # norm-2 output, input of gate/up (fc1)
+    if keeps("down"):
+        values += inter                              # MLP product (or GELU output), input of down (fc2)
+    if full:
+        values += 2 * h                              # normalised tensors for the two norm weights' gradients
+    else:
+        values += (s.get("lora_rank") or 16) * sum(1 for m in _layer_matrices(t) if m in targets)
+    return values + (h if t.dropout else 0)
 
 
 def _activations(t: TransformerSpec, s: dict, tokens: int) -> tuple[float, float, float]:
     """(activations, start-of-backward transient, bytes per token per layer)."""
     act_b = 4.0 if s["precision"] == "fp32" else 2.0
-    per_tok = _per_token_layer_values(t) * act_b
+    per_tok = _per_token_layer_values(t, s) * act_b
     if torch_at_most(s["pytorch_version"], 1, 13):
         per_tok += 5.0 * t.heads * s["seq_len"] * (act_b / 2.0)
     if s.get("gradient_checkpointing"):
@@ -72,8 +118,10 @@ def _activations(t: TransformerSpec, s: dict, tokens: int) -> tuple[float, float
     else:
         layers = t.layers * tokens * per_tok
     lm = t.family == "llm"
-    logits = tokens * t.vocab * (10.0 if act_b == 2.0 else 8.0) if lm else 0.0
-    transient = tokens * t.vocab * 6.0 if lm else tokens * t.hidden * 4.0
+    chunked = bool(s.get("chunked_loss"))
+    logit_b = (0.0 if chunked else act_b) + 4.0 + (4.0 if torch_at_most(s["pytorch_version"], 1, 10) else 0.0)
+    logits = tokens * t.vocab * logit_b if lm else 0.0
+    transient = tokens * t.vocab * 8.0 / (LOSS_CHUNKS if chunked else 1) if lm else tokens * t.hidden * 4.0
     return layers * knowledge().calibration.get("llm", 1.0) + logits, transient, per_tok
 
 
@@ -99,11 +147,13 @@ def text_training(r: Resolved) -> TextParts:
     params = t.params_billion * 1e9
     tokens = s["batch_size_per_gpu"] * s["seq_len"]
     frozen = _frozen_bytes(t, s)
-    trainable = lora_params(t, s.get("lora_rank") or 16) if frozen is not None else params
+    trainable = lora_params(t, s.get("lora_rank") or 16, _targets(s)) if frozen is not None else params
     states = model_states(params, trainable, frozen, s, True, split_params(t)[1] / t.layers)
     act, transient, per_tok = _activations(t, s, tokens)
     if s.get("quantization") in ("nf4", "int4", "int8"):
-        transient += 2.0 * t.hidden * t.intermediate * 2.0   # dequantized working copy of the largest matrix
+        # one dequantized 16-bit copy of the largest matrix (bitsandbytes dequantize_4bit, forward and backward);
+        # it is alive inside a layer's matmul, not together with the loss's gradients
+        transient = max(transient, t.hidden * t.intermediate * 2.0)
     return TextParts(states, act, transient, 0.0, params, trainable, tokens, per_tok)
 
 
