@@ -21,7 +21,10 @@ SOURCES_COMMON = ["ZeRO (Rajbhandari et al.) arXiv:1910.02054 — bytes per para
 SOURCES_CV = ["MMSegmentation v1.2.2 configs/_base_/models (head shapes)", "MMDetection v3.3.0 configs/_base_/models",
               "PyTorch autograd saved tensors: https://pytorch.org/docs/stable/autograd.html#saved-tensors"]
 SOURCES_TEXT = ["Korthikanti et al. 2022, Reducing Activation Recomputation, arXiv:2205.05198",
-                "Dettmers et al. 2023, QLoRA, arXiv:2305.14314", "Hu et al. 2021, LoRA, arXiv:2106.09685"]
+                "Dettmers et al. 2023, QLoRA, arXiv:2305.14314", "Hu et al. 2021, LoRA, arXiv:2106.09685",
+                "bitsandbytes autograd MatMul4Bit.forward (ctx.tensors = (A, B): 4-bit layers keep their input)",
+                "transformers LlamaRMSNorm / repeat_kv / ForCausalLMLoss (fp32 norm input, GQA k/v expanded, fp32 logits)",
+                "torchtune CEWithChunkedOutputLoss (8 chunks) and MultiHeadAttention (k/v expanded before SDPA)"]
 
 
 def _gib(x: float) -> float:
