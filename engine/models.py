@@ -96,6 +96,7 @@ class MethodSpec(BaseModel):
     # query-based mask heads and training recipes (docs/memory-model.md "Query mask losses, crop recipes")
     query_mask_layers: int = 0            # decoder layers whose matched masks are upsampled to full resolution for the loss
     crop_recipe: bool = False             # DETR-style random-crop augmentation: batches padded to a square canvas
+    images_per_sample: float = 1.0        # images through backbone + neck per sample (QDTrack key + reference frame)
     mask_variant: str | None = None
     detection_variant: str | None = None
     head_channels: int | None = None

@@ -183,7 +183,9 @@ def cv_parts(r: Resolved) -> CvParts:
     per_image = (method.per_image_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
     per_image += method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
     per_image += query_mask_bytes(method, classes, pixels) if r.training else 0.0
-    act = batch * pixels * (per_px * calib + loss_px) + batch * per_image
+    # tracking / video methods run the backbone and neck on more than one frame per sample (QDTrack: key + reference)
+    frames = method.images_per_sample if r.training else 1.0
+    act = batch * pixels * (per_px * calib * frames + loss_px) + batch * per_image
     if method.norm == "gn_ws" and r.training:
         act += WS_WEIGHT_COPIES * 4.0 * cv_params(r)
     transient = batch * pixels * classes * 8.0 if seg else max(0.05 * act, assignment_bytes(method, classes, pixels))
