@@ -31,9 +31,15 @@ def _workload_flags(parser: argparse.ArgumentParser) -> None:
             group.add_argument(flag, dest=name, nargs=2, type=int, metavar=("H", "W"), help=info.description)
         elif info.annotation is not None and "bool" in str(info.annotation):
             group.add_argument(flag, dest=name, choices=["true", "false"], help=info.description)
+        elif info.annotation is not None and "tuple" in str(info.annotation):  # a list of names: comma-separated
+            group.add_argument(flag, dest=name, metavar="A,B,...", type=_names, help=info.description)
         else:
             group.add_argument(flag, dest=name, help=info.description)
     parser.add_argument("--workload", metavar="FILE", help="YAML or JSON workload file ('-' for stdin)")
+
+
+def _names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

@@ -99,6 +99,9 @@ def _translate(err: dict[str, Any]) -> WorkloadError:
     field = loc[0] if loc else None
     name = ".".join(loc) if loc else "workload"
     kind, value = err.get("type", ""), err.get("input")
+    if kind == "tuple_type" and field != "input_size":
+        return WorkloadError(f"{name}: must be a list (got {shown(value)})", f"{name}：必须是列表（收到 {shown(value)}）",
+                             field=field)
     if kind == "extra_forbidden":
         allowed = ", ".join(Workload.model_fields)
         return WorkloadError(f"unknown field {name}; allowed: {allowed}", f"未知字段 {name}；允许的字段：{allowed}", field=field)

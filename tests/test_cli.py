@@ -25,6 +25,14 @@ def test_recommend_json_from_flags():
     assert load_catalog().is_known_type(data["instance"]["instance_type"])
 
 
+def test_list_fields_take_comma_separated_flags():
+    base = ["estimate", "--task", "llm_finetune", "--model", "Llama 3.1 8B", "--finetune-method", "lora"]
+    code, out, _ = run(base + ["--lora-targets", "q_proj, v_proj"])
+    assert code == 0
+    code, every, _ = run(base)
+    assert json.loads(out)["memory"]["allocated_peak_gib"] < json.loads(every)["memory"]["allocated_peak_gib"]
+
+
 def test_recommend_workload_from_stdin_renders_chinese():
     code, out, _ = run(["recommend", "--workload", "-"], stdin="task: semantic_segmentation\nlang: zh\n")
     assert code == 0 and "推荐规格" in out
