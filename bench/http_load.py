@@ -1,12 +1,18 @@
 """Load on the streamable HTTP server over loopback: C concurrent clients for S seconds, 0 errors expected,
-server memory sampled every second.
+server memory sampled every second; targets: >= 300 requests/s on 2 cores, 0 errors, bounded memory.
 
-    python bench/http_load.py [--clients 64] [--seconds 30] [--max-requests 200000] [--json bench/out/http_load.json]
+    python bench/http_load.py [--clients 64] [--seconds 30] [--workers 2] [--max-requests 200000]
+                              [--json bench/out/http_load.json]
 
-Starts `gpu-advisor serve --transport http` on 127.0.0.1 (a free port), then plain asyncio clients (keep-alive
-HTTP/1.1, no extra packages) post JSON-RPC tools/call requests in a mix of all five tools until the time or the
-request cap is reached. An error is anything but HTTP 200 with a JSON-RPC result that is not a tool error.
-Loopback only: the host is fixed to 127.0.0.1.
+Starts `gpu-advisor serve --transport http --workers W` on 127.0.0.1 (a free port), then plain asyncio clients
+(keep-alive HTTP/1.1, no extra packages) post JSON-RPC tools/call requests in a mix of all five tools until the
+time or the request cap is reached. An error is anything but HTTP 200 with a JSON-RPC result that is not a tool
+error. Loopback only: the host is fixed to 127.0.0.1.
+
+The load generator runs on the same cores as the server, so it is kept cheap (requests pre-encoded, a byte
+check of each answer and a full JSON parse of every 50th) and its CPU is reported: the client's share of all CPU
+time used during the run, and the server's CPU per request (all worker processes). Server memory: RSS of the
+main process and the PSS (proportional set size, shared pages counted once) of all its processes.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -41,6 +49,40 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def tree(pid: int) -> list[int]:
+    """The server process and its worker processes (children)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
+            return [pid, *(int(x) for x in children.read().split())]
+    except OSError:
+        return [pid]
+
+
+def cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds of these processes."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def pss_mb(pids: list[int]) -> float:
+    """Proportional set size of these processes together (pages shared by forked workers counted once)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+                total += next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
+        except (OSError, StopIteration, ValueError):
+            return float("nan")
+    return total / 1024
+
+
 def rss_mb(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status", encoding="ascii") as status:
@@ -52,10 +94,12 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def start_server(port: int) -> subprocess.Popen[bytes]:
+def start_server(port: int, workers: int = 1) -> subprocess.Popen[bytes]:
+    """Start the server and wait until its port accepts connections (it opens only after the warm-up)."""
     script = Path(sys.executable).parent / "gpu-advisor"
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "gpu_advisor.cli"]
-    proc = subprocess.Popen([*cmd, "serve", "--transport", "http", "--host", HOST, "--port", str(port)],
+    proc = subprocess.Popen([*cmd, "serve", "--transport", "http", "--host", HOST, "--port", str(port),
+                             "--workers", str(workers)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -87,23 +131,44 @@ async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
         await reader.readline()
 
 
+def encode_requests(port: int) -> list[tuple[bytes, bytes]]:
+    """Per mix entry, the request bytes before and after the JSON-RPC id (the id is the only varying part)."""
+    out = []
+    for name, args in MIX:
+        head, tail = json.dumps({"jsonrpc": "2.0", "id": 999_999_999, "method": "tools/call",
+                                 "params": {"name": name, "arguments": args}}).split("999999999")
+        out.append((head.encode(), tail.encode()))
+    return out
+
+
+def succeeded(status: int, payload: bytes, full: bool) -> bool:
+    """HTTP 200 and a result that is not a tool error; ``full`` parses the JSON, else a byte check (inside JSON
+    strings quotes are escaped, so an unescaped `"isError":false` is the result's own key)."""
+    if status != 200:
+        return False
+    if full:
+        return json.loads(payload).get("result", {}).get("isError", True) is False
+    return b'"isError":false' in payload and payload.startswith(b'{"jsonrpc":"2.0","id":')
+
+
 async def client(port: int, stop_at: float, budget: list[int], ids: Any, stats: dict[str, Any]) -> None:
     reader, writer = await asyncio.open_connection(HOST, port)
+    templates = stats["templates"]
+    prefix = f"POST /mcp HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n" \
+             "Accept: application/json, text/event-stream\r\nContent-Length: "
     try:
         while time.monotonic() < stop_at and budget[0] > 0:
             budget[0] -= 1
             rid = next(ids)
-            name, args = MIX[rid % len(MIX)]
-            body = json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                               "params": {"name": name, "arguments": args}}).encode()
-            request = (f"POST /mcp HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n"
-                       f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+            head, tail = templates[rid % len(templates)]
+            body = b"%s%d%s" % (head, rid, tail)
+            request = b"%s%d\r\n\r\n%s" % (prefix.encode(), len(body), body)
             t0 = time.perf_counter()
             try:
                 writer.write(request)
                 await writer.drain()
                 status, payload = await asyncio.wait_for(read_response(reader), timeout=120)
-                ok = status == 200 and not json.loads(payload).get("result", {}).get("isError", True)
+                ok = succeeded(status, payload, full=rid % 50 == 0)
             except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError) as exc:
                 ok, status = False, f"{type(exc).__name__}"
                 writer.close()
@@ -118,28 +183,40 @@ async def client(port: int, stop_at: float, budget: list[int], ids: Any, stats: 
 
 
 async def load(port: int, pid: int, clients: int, seconds: float, max_requests: int) -> dict[str, Any]:
-    stats: dict[str, Any] = {"requests": 0, "errors": 0, "error_kinds": {}, "latency_ms": [], "rss_mb": []}
+    stats: dict[str, Any] = {"requests": 0, "errors": 0, "error_kinds": {}, "latency_ms": [], "rss_mb": [],
+                             "pss_mb": [], "templates": encode_requests(port)}
     stop_at = time.monotonic() + seconds
     budget, ids = [max_requests], itertools.count(1)
+    pids = tree(pid)
 
     async def sample() -> None:
         while time.monotonic() < stop_at and budget[0] > 0:
             stats["rss_mb"].append(rss_mb(pid))
+            stats["pss_mb"].append(pss_mb(pids))
             await asyncio.sleep(1.0)
 
+    server_cpu0, client_cpu0 = cpu_s(pids), own_cpu_s()
     t0 = time.monotonic()
     await asyncio.gather(sample(), *(client(port, stop_at, budget, ids, stats) for _ in range(clients)))
     stats["elapsed_s"] = time.monotonic() - t0
+    stats["server_cpu_s"], stats["client_cpu_s"] = cpu_s(pids) - server_cpu0, own_cpu_s() - client_cpu0
+    stats["server_processes"] = len(pids)
     return stats
 
 
-def run(clients: int, seconds: float, max_requests: int) -> dict[str, Any]:
+def own_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(clients: int, seconds: float, max_requests: int, workers: int = 1) -> dict[str, Any]:
     port = free_port()
-    proc = start_server(port)
+    proc = start_server(port, workers)
     try:
-        idle = rss_mb(proc.pid)
+        time.sleep(0.2)  # forked workers: let each one enter accept()
+        idle, idle_pss = rss_mb(proc.pid), pss_mb(tree(proc.pid))
         stats = asyncio.run(load(port, proc.pid, clients, seconds, max_requests))
-        after = rss_mb(proc.pid)
+        after, after_pss = rss_mb(proc.pid), pss_mb(tree(proc.pid))
     finally:
         proc.terminate()
         try:
@@ -149,34 +226,51 @@ def run(clients: int, seconds: float, max_requests: int) -> dict[str, Any]:
             proc.wait(5)
     lat = sorted(stats["latency_ms"]) or [0.0]
     rss = [x for x in stats["rss_mb"] if x == x] or [float("nan")]
-    return {"clients": clients, "seconds": round(stats["elapsed_s"], 1), "requests": stats["requests"],
+    pss = [x for x in stats["pss_mb"] if x == x] or [float("nan")]
+    used = stats["server_cpu_s"] + stats["client_cpu_s"]
+    return {"clients": clients, "workers": workers, "cpus": os.cpu_count(),
+            "seconds": round(stats["elapsed_s"], 1), "requests": stats["requests"],
             "errors": stats["errors"], "error_kinds": stats["error_kinds"],
             "req_per_s": round(stats["requests"] / stats["elapsed_s"], 1),
             "p50_ms": round(lat[len(lat) // 2], 1), "p99_ms": round(lat[min(len(lat) - 1, int(0.99 * len(lat)))], 1),
             "mean_ms": round(statistics.fmean(lat), 1), "server_rss_idle_mb": round(idle, 1),
             "server_rss_third_mb": round(rss[len(rss) // 3], 1), "server_rss_max_mb": round(max(rss), 1),
-            "server_rss_end_mb": round(after, 1)}
+            "server_rss_end_mb": round(after, 1), "server_processes": stats["server_processes"],
+            "server_pss_idle_mb": round(idle_pss, 1), "server_pss_third_mb": round(pss[len(pss) // 3], 1),
+            "server_pss_max_mb": round(max(pss), 1), "server_pss_end_mb": round(after_pss, 1),
+            "server_cpu_s": round(stats["server_cpu_s"], 2), "client_cpu_s": round(stats["client_cpu_s"], 2),
+            "server_cpu_ms_per_request": round(1e3 * stats["server_cpu_s"] / max(1, stats["requests"]), 2),
+            "client_cpu_share": round(stats["client_cpu_s"] / used, 3) if used else None,
+            "cpu_busy": round(used / (stats["elapsed_s"] * (os.cpu_count() or 1)), 3)}
 
 
 def table(r: dict[str, Any]) -> str:
     return "\n".join([
-        f"HTTP load: {r['clients']} clients for {r['seconds']} s on loopback (tool mix of all five tools)",
-        f"requests {r['requests']}, errors {r['errors']} {r['error_kinds'] or ''}, {r['req_per_s']} req/s, "
-        f"latency p50 {r['p50_ms']} ms / p99 {r['p99_ms']} ms",
-        f"server RSS: idle {r['server_rss_idle_mb']} MB, at 1/3 of the run {r['server_rss_third_mb']} MB, "
-        f"max {r['server_rss_max_mb']} MB, end {r['server_rss_end_mb']} MB"])
+        f"HTTP load: {r['clients']} clients for {r['seconds']} s on loopback (tool mix of all five tools), "
+        f"{r['workers']} server worker process(es), {r['cpus']} CPUs shared with the load generator",
+        f"requests {r['requests']}, errors {r['errors']} {r['error_kinds'] or ''}, {r['req_per_s']} req/s "
+        f"(target >= 300), latency p50 {r['p50_ms']} ms / p99 {r['p99_ms']} ms",
+        f"CPU: server {r['server_cpu_s']} s ({r['server_cpu_ms_per_request']} ms per request), load generator "
+        f"{r['client_cpu_s']} s = {100 * (r['client_cpu_share'] or 0):.1f}% of the CPU used; all CPUs "
+        f"{100 * r['cpu_busy']:.0f}% busy with these two",
+        f"server RSS (main process): idle {r['server_rss_idle_mb']} MB, at 1/3 of the run {r['server_rss_third_mb']} MB, "
+        f"max {r['server_rss_max_mb']} MB, end {r['server_rss_end_mb']} MB",
+        f"server PSS ({r['server_processes']} processes): idle {r['server_pss_idle_mb']} MB, at 1/3 "
+        f"{r['server_pss_third_mb']} MB, max {r['server_pss_max_mb']} MB, end {r['server_pss_end_mb']} MB"])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--workers", type=int, default=2, help="server worker processes (default 2: one per core "
+                        "of the 2-core target machine)")
     parser.add_argument("--max-requests", type=int, default=200_000)
     parser.add_argument("--json", type=Path, default=Path(__file__).parent / "out" / "http_load.json")
     args = parser.parse_args(argv)
-    if not (1 <= args.clients <= 256 and 0 < args.seconds <= 600):
-        parser.error("--clients 1-256, --seconds up to 600")
-    result = run(args.clients, args.seconds, args.max_requests)
+    if not (1 <= args.clients <= 256 and 0 < args.seconds <= 600 and 1 <= args.workers <= 16):
+        parser.error("--clients 1-256, --seconds up to 600, --workers 1-16")
+    result = run(args.clients, args.seconds, args.max_requests, args.workers)
     print(table(result))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")

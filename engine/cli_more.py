@@ -91,7 +91,7 @@ def cmd_explain(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def cmd_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from gpu_advisor.server.app import serve
 
-    return serve(transport=args.transport, host=args.host, port=args.port)
+    return serve(transport=args.transport, host=args.host, port=args.port, workers=args.workers)
 
 
 def add_commands(sub: Any) -> dict[str, Handler]:
@@ -124,6 +124,8 @@ def add_commands(sub: Any) -> dict[str, Handler]:
     srv.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     srv.add_argument("--host", default="127.0.0.1")
     srv.add_argument("--port", type=int, default=8000)
+    srv.add_argument("--workers", type=int, default=None,
+                     help="http: worker processes sharing the port (default 1, or GPU_ADVISOR_HTTP_WORKERS)")
     srv.add_argument("--debug", action="store_true")
     handlers.update({"catalog": cmd_catalog, "rules": cmd_rules, "explain": cmd_explain, "serve": cmd_serve})
     return handlers

@@ -19,8 +19,9 @@ behind each line.
 Errors name the field to fix. Prices are a dated snapshot: tell the user to confirm them in the console."""
 
 
-def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:8000") -> Any:
-    """The MCPServer with tools, resources and prompts. ``token`` turns on bearer auth (HTTP only)."""
+def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:8000", inline_tools: bool = False) -> Any:
+    """The MCPServer with tools, resources and prompts. ``token`` turns on bearer auth (HTTP only);
+    ``inline_tools`` runs the tools on the event loop instead of a worker thread (the HTTP server does)."""
     from mcp.server.mcpserver import MCPServer
 
     from gpu_advisor.server.resources import add_prompts, add_resources
@@ -35,14 +36,14 @@ def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:
         auth = {"auth": AuthSettings(issuer_url=base_url, resource_server_url=None),
                 "token_verifier": StaticTokenVerifier(token)}
     server = MCPServer("gpu-advisor", title="gpu-advisor: Alibaba Cloud GPU server advisor",
-                       instructions=INSTRUCTIONS, version=__version__, tools=all_tools(),
+                       instructions=INSTRUCTIONS, version=__version__, tools=all_tools(inline=inline_tools),
                        log_level="WARNING", **auth)
     add_resources(server)
     add_prompts(server)
     return server
 
 
-def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> int:
+def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> int:
     """Run the server until its client disconnects (stdio) or it is interrupted (http). Returns an exit code."""
     if transport == "stdio":
         try:
@@ -53,6 +54,6 @@ def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -
     if transport == "http":
         from gpu_advisor.server.http import run_http
 
-        return run_http(host, port)
+        return run_http(host, port, workers)
     sys.stderr.write(f"gpu-advisor serve: unknown transport {transport!r} (stdio or http)\n")
     return 2

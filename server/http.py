@@ -6,11 +6,22 @@ Security, all through the SDK's own hooks:
 - Bearer token: when GPU_ADVISOR_TOKEN is set, every request needs ``Authorization: Bearer <token>`` (401
   otherwise). Binding a non-loopback address without a token is refused.
 - Request bodies over MAX_BODY_BYTES are refused (413).
+
+Speed (bench/http_load.py; figures in docs/mcp.md):
+- The tools run on the event loop (``inline_tools``): they are CPU-bound, so worker threads only add a hop and
+  GIL contention.
+- Before the port opens, ``warm_up()`` calls every tool once, so the knowledge base, the templates and the
+  model tables are loaded once, not by dozens of concurrent first requests at the same time.
+- ``workers`` > 1 (``--workers`` / GPU_ADVISOR_HTTP_WORKERS) forks that many worker processes after the warm-up;
+  they share the listening socket (the server is stateless) and the warm memory pages (copy-on-write).
 """
 
 import hmac
 import os
+import signal
 import sys
+import time
+from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.transport_security import TransportSecuritySettings
@@ -52,12 +63,97 @@ def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None 
     from gpu_advisor.server.app import build_server
 
     netloc = f"[{host}]" if ":" in host else host
-    server = build_server(token=token, base_url=f"http://{netloc}:{port}")
+    server = build_server(token=token, base_url=f"http://{netloc}:{port}", inline_tools=True)
     return server.streamable_http_app(stateless_http=True, json_response=True, max_request_body_size=MAX_BODY_BYTES,
                                       transport_security=security_settings(host, port), host=host)
 
 
-def run_http(host: str, port: int) -> int:
+# One call of each tool (both languages for the Markdown templates): loads what the first requests would load.
+WARM_UP_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("recommend_gpu_config", {"task": "semantic_segmentation", "model": "DeepLabV3+", "input_size": [1024, 1024], "lang": "en"}),
+    ("recommend_gpu_config", {"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "lang": "zh"}),
+    ("estimate_memory", {"task": "llm_finetune", "model": "Qwen2.5 7B", "lang": "en"}),
+    ("ask", {"question": "Fine-tune Llama 3.1 8B with LoRA, seq len 4096, bf16"}),
+    ("list_instance_types", {"gpu": "L20", "region": "cn-hangzhou"}),
+    ("explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"}),
+]
+MAX_WORKERS = 64
+
+
+def warm_up() -> float:
+    """Call every tool once in this process (before serving); returns the seconds it took. Never raises: a
+    failure here shows up again, as a tool error, on the request that meets it."""
+    from gpu_advisor.server.tools import all_tools
+
+    t0 = time.perf_counter()
+    try:
+        tools = {tool.name: tool for tool in all_tools()}
+        for name, arguments in WARM_UP_CALLS:
+            tools[name].fn(**arguments)
+    except Exception as exc:  # pragma: no cover - a broken knowledge base fails every call anyway
+        sys.stderr.write(f"gpu-advisor serve: warm-up failed ({type(exc).__name__}); continuing\n")
+    return time.perf_counter() - t0
+
+
+def _workers(value: int | None) -> int | None:
+    """The worker count from the argument or GPU_ADVISOR_HTTP_WORKERS (default 1); None when invalid."""
+    if value is None:
+        text = os.environ.get("GPU_ADVISOR_HTTP_WORKERS", "").strip() or "1"
+        value = int(text) if text.isdigit() else 0
+    return value if 1 <= value <= MAX_WORKERS else None
+
+
+def _serve_forked(config: Any, workers: int) -> None:
+    """Bind once, fork ``workers`` processes that serve the same socket, forward SIGINT/SIGTERM to them and wait.
+    A worker that dies while the server is not stopping is replaced (forked again from this warm process)."""
+    import uvicorn
+
+    sock = config.bind_socket()
+    children: set[int] = set()
+    stopping = False
+
+    def spawn() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker: default signal handling (uvicorn installs its own), serve, exit
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            code = 0
+            try:
+                uvicorn.Server(config).run(sockets=[sock])
+            except BaseException:  # pragma: no cover - uvicorn reports its own errors
+                code = 1
+            os._exit(code)
+        children.add(pid)
+
+    def stop(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in list(children):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    for _ in range(workers):
+        spawn()
+    while children:
+        try:
+            pid, _status = os.wait()
+        except ChildProcessError:  # pragma: no cover
+            break
+        except InterruptedError:  # pragma: no cover - PEP 475 retries, kept for clarity
+            continue
+        children.discard(pid)
+        if not stopping:
+            sys.stderr.write(f"gpu-advisor serve: worker {pid} exited; starting another\n")
+            time.sleep(0.5)
+            spawn()
+    sock.close()
+
+
+def run_http(host: str, port: int, workers: int | None = None) -> int:
     import uvicorn
 
     token = os.environ.get("GPU_ADVISOR_TOKEN") or None
@@ -68,13 +164,22 @@ def run_http(host: str, port: int) -> int:
     if not 0 < port < 65536:
         sys.stderr.write(f"gpu-advisor serve: --port must be 1-65535 (got {port})\n")
         return EXIT_BAD_INPUT
+    count = _workers(workers)
+    if count is None:
+        sys.stderr.write(f"gpu-advisor serve: --workers / GPU_ADVISOR_HTTP_WORKERS must be 1-{MAX_WORKERS}\n")
+        return EXIT_BAD_INPUT
     app = build_http_app(host, port, token)
+    warm_up()
     auth = "bearer token required" if token else "no token"
-    sys.stderr.write(f"gpu-advisor MCP server: http://{host}:{port}/mcp (streamable HTTP, stateless, {auth})\n")
+    plural = f", {count} worker processes" if count > 1 else ""
+    sys.stderr.write(f"gpu-advisor MCP server: http://{host}:{port}/mcp (streamable HTTP, stateless, {auth}{plural})\n")
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False,
                             timeout_graceful_shutdown=5)
     try:
-        uvicorn.Server(config).run()
+        if count == 1:
+            uvicorn.Server(config).run()
+        else:
+            _serve_forked(config, count)
     except KeyboardInterrupt:  # pragma: no cover - Ctrl-C
         pass
     return EXIT_OK

@@ -91,8 +91,13 @@ def error_result(message: str) -> CallToolResult:
 
 
 def make_tool(name: str, title: str, description: str, input_model: type[BaseModel], output_model: type[BaseModel],
-              handler: Handler, validator: Validator | None = None) -> Tool:
-    """A read-only tool: validate, call ``handler(input, lang) -> (output model, text)``, return both."""
+              handler: Handler, validator: Validator | None = None, *, inline: bool = False) -> Tool:
+    """A read-only tool: validate, call ``handler(input, lang) -> (output model, text)``, return both.
+
+    The SDK runs a sync tool on a worker thread. ``inline=True`` (the HTTP server) registers it as a coroutine
+    that runs the same function on the event loop instead: the tools are CPU-bound and hold the GIL, so a thread
+    buys no parallelism, and under many concurrent requests the hop to the thread pool (~1 ms) and 40 threads
+    contending for the GIL cost 10-25% of the server's CPU. The result is the same object either way."""
     from gpu_advisor.errors import AdvisorError
 
     validate = validator or model_validator(input_model)
@@ -110,7 +115,14 @@ def make_tool(name: str, title: str, description: str, input_model: type[BaseMod
                               structured_content=output.model_dump(mode="json"))
 
     run.__name__ = name
-    return Tool(fn=run, name=name, title=title, description=description,
+    fn: Callable[..., Any] = run
+    if inline:
+        async def run_inline(**arguments: Any) -> CallToolResult:
+            return run(**arguments)
+
+        run_inline.__name__ = name
+        fn = run_inline
+    return Tool(fn=fn, name=name, title=title, description=description,
                 parameters=inline_refs(input_model.model_json_schema()),
                 fn_metadata=FuncMetadata(arg_model=PassThroughArgs, output_model=output_model),
-                is_async=False, annotations=READ_ONLY)
+                is_async=inline, annotations=READ_ONLY)

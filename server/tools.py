@@ -4,6 +4,7 @@ Each handler takes validated input and the answer language and returns (structur
 """
 
 import difflib
+from functools import partial
 from typing import Annotated, Any
 
 from mcp.server.mcpserver.tools import Tool
@@ -11,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpu_advisor.recommendation import Recommendation
 from gpu_advisor.server.errors import describe_validation
-from gpu_advisor.server.registry import ToolInputError, make_tool, pre_parse
+from gpu_advisor.server.registry import ToolInputError, pre_parse
+from gpu_advisor.server.registry import make_tool as _make_tool
 from gpu_advisor.workload import REGION_PATTERN, Lang, Workload
 
 LangField = Field(None, description="Answer language: zh (Chinese) or en (English). Default: zh.")
@@ -275,7 +277,9 @@ def explain_rule(q: RuleQuery, lang: str) -> tuple[BaseModel, str]:
 
 
 
-def all_tools() -> list[Tool]:
+def all_tools(*, inline: bool = False) -> list[Tool]:
+    """The five tools; ``inline`` runs them on the event loop rather than a worker thread (see make_tool)."""
+    make_tool = partial(_make_tool, inline=inline)
     return [
         make_tool("recommend_gpu_config", "Recommend a GPU server configuration",
                   "Recommend an Alibaba Cloud GPU instance type for a training, fine-tuning or inference job, with "

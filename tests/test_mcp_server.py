@@ -258,3 +258,37 @@ def test_importing_the_server_builds_nothing() -> None:
             "print(logging.getLogger().handlers == before)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
     assert out.strip() == "True"
+
+
+INLINE_CASES = [
+    ("recommend_gpu_config", SEMSEG),
+    ("recommend_gpu_config", {"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "lang": "zh"}),
+    ("recommend_gpu_config", {"task": "semantic_segmentation", "num_gpus": -1, "lang": "zh"}),
+    ("recommend_gpu_config", {"task": "llm_finetune", "model": "Llama 9 999B", "lang": "en"}),
+    ("recommend_gpu_config", {"task": "semantic_segmentation", "input_size": "[512, 512]", "lang": "en"}),
+    ("estimate_memory", {"task": "llm_finetune", "model": "Qwen2.5 7B", "lang": "en"}),
+    ("estimate_memory", {"task": "nope"}),
+    ("ask", {"question": "Fine-tune Llama 3.1 8B with LoRA, seq len 4096, bf16"}),
+    ("ask", {"question": ""}),
+    ("list_instance_types", {"gpu": "L20", "region": "cn-hangzhou"}),
+    ("list_instance_types", {"gpu": "H900", "lang": "en"}),
+    ("explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"}),
+    ("explain_rule", {"rule_id": "TIER-ENTRI"}),
+    ("explain_rule", {"rule_id": 5}),
+]
+
+
+async def test_inline_tools_answer_like_thread_tools(server) -> None:
+    """The HTTP server runs the tools on the event loop (inline_tools): same tools, schemas and answers."""
+    inline = build_server(inline_tools=True)
+
+    async def everything(client):
+        tools = [t.model_dump() for t in (await client.list_tools()).tools]
+        calls = [(await client.call_tool(name, args)).model_dump() for name, args in INLINE_CASES]
+        return tools, calls
+
+    threaded_tools, threaded = await _session(server, everything)
+    inline_tools, inlined = await _session(inline, everything)
+    assert inline_tools == threaded_tools
+    assert {c["is_error"] for c in threaded} == {True, False}  # answers and tool errors both compared
+    assert inlined == threaded

@@ -81,7 +81,7 @@ def _free_port() -> int:
 
 
 class HttpServer:
-    def __init__(self, tmp: Path, token: str | None = None) -> None:
+    def __init__(self, tmp: Path, token: str | None = None, workers: int = 1) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         env = {k: v for k, v in os.environ.items() if not k.startswith("GPU_ADVISOR_ALLOWED")}
@@ -89,7 +89,8 @@ class HttpServer:
         if token:
             env["GPU_ADVISOR_TOKEN"] = token
         self.log = open(tmp / f"http-{self.port}.log", "w+", encoding="utf-8")
-        self.proc = subprocess.Popen([*serve_command(), "--transport", "http", "--port", str(self.port)], env=env,
+        self.proc = subprocess.Popen([*serve_command(), "--transport", "http", "--port", str(self.port),
+                                      "--workers", str(workers)], env=env,
                                      stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -208,6 +209,39 @@ async def test_http_client_with_token(token_server: HttpServer) -> None:
         async with Client(streamable_http_client(token_server.url, http_client=http)) as client:
             result = await client.call_tool("explain_rule", {"rule_id": "TIER-ENTRY"})
             assert not result.is_error and result.structured_content["id"] == "TIER-ENTRY"
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
+        return [int(x) for x in children.read().split()]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_http_workers_share_the_port_and_stop_together(tmp_path: Path) -> None:
+    """--workers 2: two forked worker processes answer on one port, keep the checks, and end with the server."""
+    server = HttpServer(tmp_path, workers=2)
+    try:
+        deadline = time.monotonic() + 30
+        while len(workers := _children(server.proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(workers) == 2, server.output()
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "explain_rule", "arguments": {"rule_id": "TIER-ENTRY", "lang": "en"}}}
+        for _ in range(6):
+            status, body = post(server.url, json.dumps(call).encode())
+            assert status == 200 and json.loads(body)["result"]["structuredContent"]["id"] == "TIER-ENTRY"
+        assert post(server.url, Origin="http://evil.example")[0] == 403
+        assert "2 worker processes" in server.output()
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+def test_bad_worker_count_is_refused() -> None:
+    done = subprocess.run([*serve_command(), "--transport", "http", "--port", str(_free_port()), "--workers", "0"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "workers" in done.stderr
 
 
 def test_non_loopback_without_token_is_refused() -> None:
