@@ -66,8 +66,9 @@ _BACKBONE_TOKEN = re.compile(r"(?:^|-)(?:r\d{2,3}|x\d{2,3}|regnetx|hrnetv2p|swin
 
 
 def _config_model(cfg: str) -> str | None:
-    """Method name written in an MMDetection config name: the tokens before the backbone, plus norm / conv variants
-    ("detectors_htc-r50_1x_coco" -> "detectors-htc", "mask-rcnn_r50_fpn_gn-ws-all_2x_coco" -> "mask-rcnn-gn-ws")."""
+    """Method name written in an MMDetection config name: the tokens before the backbone, plus norm / conv / neck
+    variants ("detectors_htc-r50_1x_coco" -> "detectors-htc", "mask-rcnn_r50_fpn_gn-ws-all_2x_coco" -> "mask-rcnn-gn-ws",
+    "retinanet_r50_fpg_crop640_50e_coco" -> "retinanet-fpg")."""
     parts = []
     for token in cfg.lower().split("_"):
         found = _BACKBONE_TOKEN.search(token)
@@ -87,6 +88,16 @@ def _config_model(cfg: str) -> str | None:
         name += "-gn"
     if re.search(r"-sac[_-]", cfg):
         name += "-sac"
+    # neck / module / recipe variants written after the backbone, as a user names them ("RetinaNet FPG",
+    # "Faster R-CNN empirical attention", "Mask R-CNN SyncBN-all", "Mask2Former VIS")
+    if re.search(r"[_-]fpg", cfg):
+        name += "-fpg-chn128" if "chn128" in cfg else "-fpg"
+    if re.search(r"[_-](?:attention|attn)[_-]?1111", cfg):
+        name += "-attention"
+    if "syncbn-all" in cfg:
+        name += "-syncbn-all"
+    if "youtubevis" in cfg:
+        name += "-vis"
     return name
 
 

@@ -106,6 +106,8 @@ class MethodSpec(BaseModel):
     default_input: tuple[int, int] | None = None
     gflops: dict[str, Any] | None = None
     paper: str
+    source: str | None = None             # where the counted shapes come from (config / code URL)
+    as_of: str | None = None              # date the source was read
     aliases: list[str] = []
 
 
