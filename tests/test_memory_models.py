@@ -123,3 +123,30 @@ def test_tracking_and_double_head_exceed_faster_rcnn() -> None:
     faster = _cv(model="Faster R-CNN")
     assert _cv(model="QDTrack") > 1.4 * faster
     assert _cv(model="Double-Head") > 1.5 * faster
+
+
+# --- issue #3 round 2: neck grids, backbone attention, SyncBN-all, video frames, EncNet / UPerNet recounts ---
+@pytest.mark.parametrize("name, key", [("RetinaNet FPG", "retinanet_fpg"), ("Feature Pyramid Grids", "faster_rcnn_fpg"),
+                                       ("faster-rcnn-fpg-chn128", "faster_rcnn_fpg_chn128"),
+                                       ("Faster R-CNN with empirical attention", "faster_rcnn_attention"),
+                                       ("Mask R-CNN SyncBN-all", "mask_rcnn_syncbn_all"), ("SimpleCopyPaste", "mask_rcnn_syncbn_all"),
+                                       ("Mask2Former VIS", "mask2former_vis"), ("Mask2FormerVideo", "mask2former_vis")])
+def test_issue3_round2_names_resolve(name: str, key: str) -> None:
+    found = resolve_method(name)
+    assert found is not None and found[0] == key
+
+
+def test_fpg_grid_scales_with_inter_channels() -> None:
+    crop = dict(input_size=(640, 640), batch_size_per_gpu=8)
+    fpn, c128, c256 = (_cv(model=m, **crop) for m in ("Faster R-CNN", "Faster R-CNN FPG chn128", "Faster R-CNN FPG"))
+    # grid = 3.313 C values per input pixel: halving C halves the added activations
+    assert fpn < c128 < c256
+    assert (c256 - fpn) == pytest.approx(2 * (c128 - fpn), rel=0.05)
+
+
+def test_backbone_attention_syncbn_all_and_video_frames_add_memory() -> None:
+    assert _cv(model="Faster R-CNN empirical attention", pytorch_version="1.5") > 1.5 * _cv(model="Faster R-CNN", pytorch_version="1.5")
+    ssj = dict(task="instance_segmentation", input_size=(1024, 1024))
+    assert _cv(model="Mask R-CNN SyncBN-all", **ssj) > 1.3 * _cv(model="Mask R-CNN", **ssj)
+    vis = dict(task="instance_segmentation", input_size=(360, 640), num_classes=40, pytorch_version="1.13")
+    assert _cv(model="Mask2Former VIS", **vis) > 1.5 * _cv(model="Mask2Former", **vis)
