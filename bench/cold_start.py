@@ -1,5 +1,6 @@
 """Cold start: `gpu-advisor --version`, `import gpu_advisor`, and time until `gpu-advisor serve` (stdio) answers
-`initialize` - each a fresh process, median of --n runs (target <= 1 s).
+`initialize` - each a fresh process, median of --n runs (target <= 1 s). Also the SDK's own import, the floor
+under `initialize` (mcp 2.3 builds ~500 pydantic models of three protocol versions at import).
 
     python bench/cold_start.py [--n 7] [--json bench/out/cold_start.json]
 """
@@ -68,6 +69,7 @@ def run(n: int) -> dict[str, Any]:
             "import_gpu_advisor": median(lambda: time_run([sys.executable, "-c", "import gpu_advisor"]), n),
             "version": median(lambda: time_run([*command(), "--version"]), n),
             "import_recommend": median(lambda: time_run([sys.executable, "-c", "from gpu_advisor import recommend"]), n),
+            "import_mcp_server": median(lambda: time_run([sys.executable, "-c", "import mcp.server.mcpserver"]), n),
             "stdio_initialize": median(time_initialize, n)}
 
 
@@ -77,6 +79,7 @@ def table(r: dict[str, Any]) -> str:
     for key, label in [("python_startup", "python -c pass (interpreter alone)"),
                        ("import_gpu_advisor", "import gpu_advisor"), ("version", "gpu-advisor --version"),
                        ("import_recommend", "from gpu_advisor import recommend"),
+                       ("import_mcp_server", "import mcp.server.mcpserver (the SDK alone)"),
                        ("stdio_initialize", "gpu-advisor serve: answer to initialize")]:
         s = r[key]
         lines.append(f"{label:<44} {s['median_s']:>9.3f} {s['min_s']:>7.3f} {s['max_s']:>7.3f}")
