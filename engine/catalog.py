@@ -297,9 +297,17 @@ class Catalog(BaseModel):
     cost_levers: dict[str, tuple[CostLeverFact, ...]]
     meta: CatalogMeta
     _price_index: dict[tuple[str, str], Price] = PrivateAttr(default_factory=dict)
+    _derived: dict[Any, Any] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, __context: Any) -> None:
         self._price_index.update({(p.type, p.region): p for p in self.prices})
+
+    def derived(self, key: Any, build: Any) -> Any:
+        """``build()``, computed once per catalog and key: for tables other modules derive from this frozen catalog."""
+        value = self._derived.get(key)
+        if value is None:
+            value = self._derived[key] = build()
+        return value
 
     # -- instance types ------------------------------------------------------------------------------------
     def instance(self, type_name: str) -> InstanceType | None:

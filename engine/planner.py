@@ -95,23 +95,16 @@ def _usable(t: InstanceType, training: bool) -> bool:
     return not training or "training" in t.intended_use_tags or "inference" in t.intended_use_tags
 
 
-_USABLE: dict[tuple[int, bool], tuple[Catalog, dict[str, list[InstanceType]]]] = {}
-
-
 def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, list[InstanceType]]:
-    """The instance types the planner may use, grouped by GPU id, in catalog order (computed once per catalog:
-    catalogs are frozen). The entry keeps its catalog alive, so the id() key cannot be reused by another one."""
-    hit = _USABLE.get((id(catalog), training))
-    if hit is not None and hit[0] is catalog:
-        return hit[1]
-    out: dict[str, list[InstanceType]] = {}
-    for t in catalog.instance_types.values():
-        if _usable(t, training):
-            out.setdefault(t.gpu_id, []).append(t)
-    if len(_USABLE) > 32:  # a long-lived process that loads many override files: start over
-        _USABLE.clear()
-    _USABLE[(id(catalog), training)] = (catalog, out)
-    return out
+    """The instance types the planner may use, grouped by GPU id, in catalog order (once per catalog)."""
+    def build() -> dict[str, list[InstanceType]]:
+        out: dict[str, list[InstanceType]] = {}
+        for t in catalog.instance_types.values():
+            if _usable(t, training):
+                out.setdefault(t.gpu_id, []).append(t)
+        return out
+
+    return catalog.derived(("planner_usable_types", training), build)
 
 
 def _steps(w: Workload, gpu: GPU, max_per_node: int) -> list[Step]:
