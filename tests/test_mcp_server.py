@@ -9,6 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gpu_advisor.server.app import build_server
+from gpu_advisor.server.registry import one_language
 
 pytestmark = pytest.mark.anyio
 
@@ -83,9 +84,17 @@ async def test_recommend_structured_and_markdown(server, lang: str) -> None:
     tool, result = await _call(server, "recommend_gpu_config", {**SEMSEG, "lang": lang})
     data = _ok(tool, result)
     rec = recommend({**SEMSEG, "lang": lang}, lang=lang)
-    assert data == rec.model_dump(mode="json")
+    full = rec.model_dump(mode="json")
+    assert data == one_language(full, lang)
+    # texts come in the requested language only: the English answer carries no Chinese, and every sentence
+    # of the bilingual model is there in that language
+    assert bool(CJK.search(json.dumps(data, ensure_ascii=False))) == (lang == "zh")
+    assert data["memory"]["formula"] == rec.memory.formula.get(lang) and data["trace"][0]["rule_id"]
+    wire = lambda d: len(json.dumps(d, ensure_ascii=False).encode())  # noqa: E731 - UTF-8 bytes, as sent
+    assert wire(data) < 0.8 * wire(full)
     assert result.content[0].text == rec.render(lang)
     assert bool(CJK.search(result.content[0].text)) == (lang == "zh")
+    assert "$ref" not in json.dumps(tool.output_schema)
 
 
 async def test_input_size_sent_as_json_text_is_accepted(server) -> None:
