@@ -124,7 +124,9 @@ def _det_backbone(x: dict) -> str | None:
         return f"X-{depth}-{found.group(1) if found else '32x4d'}"
     found = re.search(r"(hrnetv2p[-_]w\d+|swin-[tsbl]|regnetx[-_][\d.]+[gm]f|pvt(?:v2)?-[a-z0-9]+|convnext-[tsbl])", cfg)
     if found:
-        return found.group(1)
+        # Swin's attention window is part of the backbone ("swin-b-p4-w12-384": 12 x 12 windows, not 7 x 7)
+        window = re.search(r"swin-[tsbl]-p4-w(\d+)", cfg)
+        return found.group(1) + (f"-w{window.group(1)}" if window and window.group(1) != "7" else "")
     size = re.search(r"(?:yolox|rtmdet(?:-ins)?)_(nano|tiny|s|m|l|x)_", cfg)
     if kind in ("CSPNeXt", "CSPDarknet") and size:   # YOLOX / RTMDet size from the config name (deepen/widen factors)
         return f"{'cspnext' if kind == 'CSPNeXt' else 'cspdarknet'}-{size.group(1)}"
