@@ -203,6 +203,9 @@ def cv_parts(r: Resolved) -> CvParts:
     per_image += method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
     per_image += query_mask_bytes(method, classes, pixels) if r.training else 0.0
     per_image += grid_mask_bytes(method, classes, pixels) if r.training else 0.0
+    if method.pair_loss_bytes and r.training:   # every dense point x every GT of the busiest image, kept for backward
+        points = method.dense_anchors * sum(1.0 / (s * s) for s in method.dense_levels) * pixels
+        per_image += method.pair_loss_bytes * points * max_gt_per_image(classes or 80)
     # tracking / video methods run the backbone and neck on more than one frame per sample (QDTrack: key + reference)
     frames = method.images_per_sample if r.training else 1.0
     act = batch * pixels * (per_px * calib * frames + loss_px) + batch * per_image
