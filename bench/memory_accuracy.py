@@ -136,6 +136,17 @@ def _det_backbone(x: dict) -> str | None:
     return simple.get(kind)
 
 
+# Rows whose CSV field contradicts the config that produced the run, corrected from that config (cited).
+CONFIG_FIXES = {
+    # CSV: num_classes 80, model_type FasterRCNN, taken from the 2.x config retinanet_r50_fpn_syncbn_1350k_obj365v1.py,
+    # which by a copy slip inherits _base_/models/faster_rcnn_r50_fpn.py yet sets a top-level bbox_head=dict(num_classes=365)
+    # (not buildable as a FasterRCNN). The run's checkpoint is a RetinaNet and the fixed 3.x config
+    # configs/objects365/retinanet_r50-syncbn_fpn_1350k_objects365v1.py builds _base_/models/retinanet_r50_fpn.py with
+    # bbox_head=dict(num_classes=365): Objects365 v1's 365 classes.
+    "retinanet_r50-syncbn_fpn_1350k_objects365v1": {"num_classes": 365},
+}
+
+
 def mmdet_rows(path: Path) -> list[Row]:
     rows = []
     for x in _read(path):
@@ -147,6 +158,7 @@ def mmdet_rows(path: Path) -> list[Row]:
                     batch_size_per_gpu=int(x["batch_per_gpu"]), num_gpus=int(x["gpus"] or 8), distributed="ddp",
                     precision=x["precision"], optimizer=_opt(x["optimizer"]), num_classes=int(x["num_classes"] or 80),
                     pytorch_version=_torch(x["measured_with"], x["run_date"]))
+        base.update(CONFIG_FIXES.get(x["config_name"], {}))
         named = _config_model(x["config_name"]) if x["config_name"] else None
         names = [m for m in (named if named and resolve_method(named) else None, x["method"], x["model_type"]) if m]
         cands = [dict(base, model=m) for m in names]

@@ -44,6 +44,7 @@ class HeadParams(BaseModel):
     ch2: float = 0.0
     abs_m: float = 0.0
     in_sq: bool = False
+    per_class_m: float = 0.0      # per-class score convs (millions of params per class, x C or C + 1 with softmax)
 
 
 class BackboneSpec(BaseModel):
@@ -83,6 +84,8 @@ class MethodSpec(BaseModel):
     mask_logit_rois: float = 0.0          # positive RoIs per image whose C x 28 x 28 mask logits are kept
     assign_px: float = 0.0                # anchor (or prior) x GT pairs per input pixel per GT box
     assign_cls: float = 0.0               # extra fp32 values per pair per class (classification cost of OTA-style assigners)
+    pair_loss_bytes: float = 0.0          # loss tensors over all (point x GT) pairs kept for backward (AutoAssign), B per pair
+    grid_mask_bytes: float = 0.0          # SOLO-family dice loss: bytes per positive grid cell's stride-4 mask pixel
     frozen_stem: bool = False
     # normalisation and backbone variants, see docs/memory-model.md "Detection necks, norms and backbone variants"
     norm: Literal["bn", "gn", "gn_ws"] = "bn"   # backbone norm: GroupNorm (+ weight standardisation) instead of frozen BN

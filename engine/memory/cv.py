@@ -36,6 +36,14 @@ SEM_CLASSES_PER_IMAGE_PEAK = 21
 # MMDetection's ConvNeXt detectors (configs/convnext/*: all "ms-crop") train with the DETR-style AutoAugment
 # crop branch (resize 400-600, RandomCrop 384-600, resize 480-800 x 1333), as do the DETR-family recipes.
 CROP_RECIPE_BACKBONES = ("convnext",)
+# SOLO / decoupled SOLO (Wang et al. 1912.04488; mmdet SOLOHead._get_targets_single): a GT is positive in the grid
+# cells of its centre region (pos_scale 0.2 x its box, clamped to the centre cell +- 1: 1 to 9 cells) on each level
+# whose scale range holds it (the ranges overlap 2x: 1 or 2 levels). At the peak image (max_gt_per_image boxes, in a
+# crowded image nearly all small: sqrt(area) < 96 at 1333 x 800, levels 0-1 with grid cells of 33-37 px and centre
+# regions of a few px) that is 1-2 cells on 1-2 levels: 2 positive cells per GT. Both small-object levels predict
+# masks at stride 4 (mask_stride = stride / 2 after the x2 upsampling of the stride-8 features).
+SOLO_POSITIVES_PER_GT = 2.0
+SOLO_MASK_STRIDE = 4
 
 
 def max_gt_per_image(classes: int) -> int:
@@ -101,6 +109,14 @@ def query_mask_bytes(method, classes: int, pixels: int) -> float:
     return masks * method.query_mask_layers * QUERY_MASK_BYTES * pixels
 
 
+def grid_mask_bytes(method, classes: int, pixels: int) -> float:
+    """SOLO-family dice loss on the stride-4 masks of the positive grid cells of the busiest image, bytes per image."""
+    if not method.grid_mask_bytes:
+        return 0.0
+    positives = SOLO_POSITIVES_PER_GT * max_gt_per_image(classes or 80)
+    return positives * pixels / SOLO_MASK_STRIDE**2 * method.grid_mask_bytes
+
+
 def dense_head_values(method, classes: int) -> float:
     """fp32 values per input pixel of a dense head's per-class scores: anchors x classes x sum over levels 1/stride^2."""
     if not method.dense_anchors or not classes:
@@ -125,7 +141,10 @@ def cv_params(r: Resolved) -> float:
     assert r.method and r.backbone
     if r.params_override is not None:
         return r.params_override * 1e9
-    return r.backbone.params_m * 1e6 + head_params(r.method, r.backbone)
+    classes = r.settings.get("num_classes") or 0
+    # per-class score convs (SSD: 3x3 convs to anchors x (C + 1) on every level) grow with the vocabulary
+    per_class = r.method.head_params.per_class_m * 1e6 * (classes + (1 if r.method.dense_softmax else 0)) if classes else 0.0
+    return r.backbone.params_m * 1e6 + head_params(r.method, r.backbone) + per_class
 
 
 def _calibration(r: Resolved) -> float:
@@ -183,6 +202,10 @@ def cv_parts(r: Resolved) -> CvParts:
     per_image = (method.per_image_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
     per_image += method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
     per_image += query_mask_bytes(method, classes, pixels) if r.training else 0.0
+    per_image += grid_mask_bytes(method, classes, pixels) if r.training else 0.0
+    if method.pair_loss_bytes and r.training:   # every dense point x every GT of the busiest image, kept for backward
+        points = method.dense_anchors * sum(1.0 / (s * s) for s in method.dense_levels) * pixels
+        per_image += method.pair_loss_bytes * points * max_gt_per_image(classes or 80)
     # tracking / video methods run the backbone and neck on more than one frame per sample (QDTrack: key + reference)
     frames = method.images_per_sample if r.training else 1.0
     act = batch * pixels * (per_px * calib * frames + loss_px) + batch * per_image
