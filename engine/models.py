@@ -76,6 +76,10 @@ class MethodSpec(BaseModel):
     aux_stride: int | None = None
     loss_heads: int | None = None
     per_class_bytes: bool = True
+    seg_loss: Literal["ce", "bce"] = "ce"  # MMSeg CrossEntropyLoss use_sigmoid=True: one-hot BCE per class (Fast-SCNN)
+    # input channels of the widest 3x3 decoder conv (in x backbone out + ch x head channels at `stride`): its backward
+    # can out-peak the loss, see engine/memory/cv.py head_backward_values
+    head_bwd_conv: HeadTerm | None = None
     per_image_mb: float = 0.0
     # dense detection heads (RetinaNet/FCOS/SSD/YOLOX/RTMDet) and target assignment, see docs/memory-model.md
     dense_anchors: float = 0.0            # anchors / points per location of the per-class score map

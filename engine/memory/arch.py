@@ -21,7 +21,14 @@ VALUES_PER_WIDTH: dict[str, float] = {
 # 3 tensors): stride-2 down conv 3C + main/short 1x1 convs 2 x 1.5C + concat C + final conv 3C = 10C (+ channel
 # attention C in CSPNeXt); per block at C/2: YOLOX DarknetBottleneck 2 convs + add = 3.5C, CSPNeXtBlock 3x3 conv +
 # depth-wise 5x5 + point-wise 1x1 + add = 5C.
-FIRST_BLOCK_EXTRA = {"bottleneck": 4.0, "basic": 1.0, "regnet": 1.0, "csp": 10.0, "cspnext": 11.0}
+FIRST_BLOCK_EXTRA = {"bottleneck": 4.0, "basic": 1.0, "regnet": 1.0, "csp": 10.0, "cspnext": 11.0, "mscan": 2.0}
+# MSCAN block (mmseg/models/backbones/mscan.py, SegNeXt Guo et al. 2209.08575), with the stage row's MLP ratio r
+# (row[4]; configs/segnext: mlp_ratios=[8, 8, 4, 4]): attention half BN in/out, proj_1 out (GELU input), GELU out,
+# u = x.clone() (kept by the gating product), conv0 out, 3 strip-branch intermediates, branch sum, conv3 out, product,
+# attn + shortcut (kept by the layer-scale product) = 13C; MLP half BN in/out, fc1 out, dwconv out (GELU input),
+# GELU out (3rC), fc2 out (layer-scale product) = 3C + 3rC. Stage extras: patch-embed BN input + the contiguous
+# copy after the stage LayerNorm = 2C.
+MSCAN_BASE, MSCAN_PER_RATIO = 16.0, 3.0
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,8 @@ def _block_values(row: list, width: float) -> float:
     if kind == "bottleneck":
         ratio = float(row[4]) if len(row) > 4 else 4.0
         return width * (4.0 + 2.0 * ratio)
+    if kind == "mscan" and len(row) > 4:
+        return width * (MSCAN_BASE + MSCAN_PER_RATIO * float(row[4]))
     return width * VALUES_PER_WIDTH[kind]
 
 

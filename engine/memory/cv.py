@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpu_advisor.memory.arch import (attention_values, backbone_coefficients, head_coefficients, head_params)
+from gpu_advisor.memory.arch import (attention_values, backbone_coefficients, head_channels, head_coefficients,
+                                     head_params)
 from gpu_advisor.memory.settings import Resolved
 from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
 from gpu_advisor.models import knowledge
@@ -33,6 +34,23 @@ QUERY_MASK_BYTES = 16.0
 # Semantic segmentation: one matched mask per class present in the crop. ADE20K averages 10.5 object classes per
 # image (Zhou et al. 1608.05442); the run's peak is at the busiest images, taken as twice the mean.
 SEM_CLASSES_PER_IMAGE_PEAK = 21
+# MMSeg CrossEntropyLoss(use_sigmoid=True) (mmseg/models/losses/cross_entropy_loss.py binary_cross_entropy):
+# labels are expanded to one-hot int64 (_expand_onehot_labels) and BCE-with-logits runs per class. Kept per class per
+# pixel per loss head: the resized logits and label.float() (saved by binary_cross_entropy_with_logits) and the
+# expanded float valid mask (saved by the weighted reduction) = 12 B, on any PyTorch. Transient while the last head
+# reduces its loss: the int64 one-hot labels (8 B, still referenced) + element-wise loss + weighted loss (4 + 4 B).
+BCE_SAVED_BYTES = 12.0
+BCE_TRANSIENT_BYTES = 16.0
+# torch.cuda.amp autocast op lists: softmax is cast to fp32, matmul to fp16, so attention keeps a 2-byte copy of the
+# probabilities for the value matmul on top of the fp32 softmax output
+AUTOCAST_PROB_COPY_BYTES = 2.0
+# Backward of the widest 3x3 decoder conv (UPerNet fpn_bottleneck 4C -> C at stride 4, PPM-style bottlenecks at the
+# output stride): the gradients of its input and output are alive at once, and with cudnn_benchmark=True (MMSeg
+# default_runtime.py) cuDNN's Winograd non-fused kernels hold transformed copies of both in their workspace,
+# (4 + 3 - 1)^2 / 4^2 = 36/16 of each for F(4x4, 3x3) tiles (Lavin & Gray 1509.09308). By then the loss tensors and
+# the tail after the conv are freed: its BN input and ReLU output (2C) and the dropout output + 1-byte mask (1.25C).
+WINOGRAD_F4X3_EXPANSION = 36.0 / 16.0
+HEAD_TAIL_FREED = 3.25
 # MMDetection's ConvNeXt detectors (configs/convnext/*: all "ms-crop") train with the DETR-style AutoAugment
 # crop branch (resize 400-600, RandomCrop 384-600, resize 480-800 x 1333), as do the DETR-family recipes.
 CROP_RECIPE_BACKBONES = ("convnext",)
@@ -137,6 +155,18 @@ def assignment_bytes(method, classes: int, pixels: int) -> float:
     return pairs * (ASSIGN_BYTES_PER_PAIR + 4.0 * method.assign_cls * (classes or 80))
 
 
+def head_backward_values(method, backbone, output_stride: int) -> float:
+    """fp32 values per input pixel alive over the saved activations while the widest decoder conv runs backward
+    (gradients + Winograd workspace of its input and output, less the tail freed before it); 0 if not modelled."""
+    term = method.head_bwd_conv
+    if term is None:
+        return 0.0
+    ch = head_channels(method, backbone)
+    stride = output_stride if term.stride == "out" else term.stride
+    c_in = term.in_mult * backbone.out_channels + term.ch * ch + term.abs
+    return ((1.0 + WINOGRAD_F4X3_EXPANSION) * (c_in + ch) - HEAD_TAIL_FREED * ch) / (stride * stride)
+
+
 def cv_params(r: Resolved) -> float:
     assert r.method and r.backbone
     if r.params_override is not None:
@@ -190,11 +220,14 @@ def cv_parts(r: Resolved) -> CvParts:
     values += method.gn_px * ((0.0 if method.gn_in_head else 1.0) + old_gn)
     amp = s["precision"] != "fp32"
     attn = attention_values(bb.attn_terms + head.attn_terms, pixels, method.attention_keys_override)
-    attn_bytes = 8.0 if old_torch else 4.0
+    # softmax keeps its fp32 output (+ its input on PyTorch <= 1.10); under autocast softmax runs in fp32 and the
+    # following probabilities @ v matmul (fp16 list) saves its own fp16 copy of the probabilities
+    attn_bytes = (8.0 if old_torch else 4.0) + (AUTOCAST_PROB_COPY_BYTES if amp else 0.0)
     loss_heads = method.loss_heads if method.loss_heads is not None else (2 if method.aux else 1)
     classes = s.get("num_classes") or 0
     seg = method.family in SEG_FAMILIES and method.per_class_bytes
-    loss_px = loss_heads * classes * (8.0 if old_torch else 4.0) if seg else 0.0
+    bce = method.seg_loss == "bce"
+    loss_px = loss_heads * classes * (BCE_SAVED_BYTES if bce else 8.0 if old_torch else 4.0) if seg else 0.0
     calib = _calibration(r)
     dense = dense_head_values(method, classes)
     values += dense
@@ -211,7 +244,12 @@ def cv_parts(r: Resolved) -> CvParts:
     act = batch * pixels * (per_px * calib * frames + loss_px) + batch * per_image
     if method.norm == "gn_ws" and r.training:
         act += WS_WEIGHT_COPIES * 4.0 * cv_params(r)
-    transient = batch * pixels * classes * 8.0 if seg else max(0.05 * act, assignment_bytes(method, classes, pixels))
+    if seg:
+        loss_transient = classes * (BCE_TRANSIENT_BYTES if bce else 8.0)
+        head_bwd = head_backward_values(method, r.backbone, r.output_stride) * (2.0 if amp else 4.0)
+        transient = batch * pixels * max(loss_transient, head_bwd - loss_px)
+    else:
+        transient = max(0.05 * act, assignment_bytes(method, classes, pixels))
     params = cv_params(r)
     if not r.training:
         return _inference_parts(r, params, act, values, attn, pixels, calib, _flops(r, bb.flops_per_pixel, pixels, bb_scale))
