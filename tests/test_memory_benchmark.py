@@ -55,9 +55,19 @@ def test_estimator_beats_rules_of_thumb(results: list[dict]) -> None:
 
 
 def test_cv_p90_and_detection_under_estimates(results: list[dict]) -> None:
-    """GN/WS, guided anchoring and DetectoRS counted (2026-11-29): CV p90 within the issue #3 target."""
+    """CV p90 and the share under-estimated by more than 15 % within the issue #3 targets (all rows: 3.7 %)."""
     s = _stats(results, ("mmseg", "mmdet"))
-    assert s["p90"] <= 25.0 and s["under15"] <= 14.0
+    assert s["p90"] <= 25.0 and s["under15"] <= 4.0
+    scored = _stats([r for r in results if not r["suspect"]], ("mmseg", "mmdet"))
+    assert scored["p90"] <= 25.0 and scored["under15"] <= 3.0
+
+
+def test_suspect_rows_are_few_named_and_explained(results: list[dict]) -> None:
+    """Rows left out of the score exist in the CSVs, each with its evidence, and are a handful, not a filter."""
+    module = sys.modules["memory_accuracy"]   # loaded by the results fixture
+    suspects = [r for r in results if r["suspect"]]
+    assert len(suspects) == len(module.SUSPECT) <= 5
+    assert all(len(r["suspect"]) > 80 and "GB" in r["suspect"] for r in suspects)
 
 
 def test_config_model_names() -> None:
