@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -62,15 +61,18 @@ def to_workload(row: dict, model: str | None = None) -> dict:
     }
 
 
-def default_cli() -> str:
-    venv = ROOT / ".venv" / "bin" / "gpu-advisor"
-    return str(venv) if venv.exists() else (shutil.which("gpu-advisor") or "gpu-advisor")
+def default_cli() -> list[str]:
+    """The `gpu-advisor` entry point (gpu_advisor.cli:main) of the package this interpreter imports. Not the
+    .venv/bin/gpu-advisor script: a venv copied from another checkout keeps that checkout's interpreter in the
+    script's shebang and would run the other checkout's code."""
+    return [sys.executable, "-m", "gpu_advisor.cli"]
 
 
-def estimate(workloads: list[dict], cli: str | None = None) -> list[dict]:
+def estimate(workloads: list[dict], cli: str | list[str] | None = None) -> list[dict]:
     """Pipe workloads through `gpu-advisor estimate --jsonl -`; one parsed answer per workload, in order."""
     stdin = "".join(json.dumps(w) + "\n" for w in workloads)
-    proc = subprocess.run([cli or default_cli(), "estimate", "--jsonl", "-", "--lang", "en"], input=stdin,
+    cmd = [cli] if isinstance(cli, str) else (cli or default_cli())
+    proc = subprocess.run([*cmd, "estimate", "--jsonl", "-", "--lang", "en"], input=stdin,
                           capture_output=True, text=True, timeout=600)
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     if len(lines) != len(workloads):
@@ -103,7 +105,7 @@ def summary(results: list[dict]) -> dict:
             "under15": 100 * under / max(1, len(ok))}
 
 
-def run(rows: list[dict], cli: str | None = None) -> tuple[list[dict], list[dict]]:
+def run(rows: list[dict], cli: str | list[str] | None = None) -> tuple[list[dict], list[dict]]:
     """(as printed, with arch fallback) results."""
     first = score(rows, estimate([to_workload(r) for r in rows], cli))
     retry = [i for i, r in enumerate(first) if r["error"] and rows[i]["arch"] and rows[i]["arch"] != rows[i]["method"]]
@@ -124,7 +126,7 @@ def _print(label: str, results: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cli", default=None, help="gpu-advisor executable (default: .venv/bin/gpu-advisor)")
+    ap.add_argument("--cli", default=None, help="gpu-advisor executable (default: python -m gpu_advisor.cli with this interpreter)")
     ap.add_argument("--rows", type=Path, default=ROWS)
     args = ap.parse_args(argv)
     rows = read_rows(args.rows)
