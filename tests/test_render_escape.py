@@ -1,0 +1,34 @@
+"""md_escape: the fast path (nothing to escape) gives exactly what the full escaping gives, on any text."""
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpu_advisor.render import _LINE_START, _MD_SPECIAL, _PLAIN, md_escape
+
+ALPHABET = st.sampled_from(list("ab9 .-_#>+\\`*[]|&<>\n\t\r\x00\x01\x0b\x1f中文"))
+
+
+def _full(value: object) -> str:
+    """The escaping without the shortcut."""
+    return _LINE_START.sub(r"\1\2\\\3", _MD_SPECIAL.sub(r"\\\1", str(value).translate(_PLAIN)))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(ALPHABET, max_size=16) | st.text(max_size=16))
+def test_md_escape_equals_the_full_escaping(text: str) -> None:
+    assert md_escape(text) == _full(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(ALPHABET, max_size=24))
+def test_no_markup_survives(text: str) -> None:
+    out = md_escape(text)
+    assert not re.search(r"[<>\x00-\x08\x0b-\x1f]", out)
+    assert not re.search(r"(?<!\\)[`*\[\]|]", out.replace("\\\\", ""))
+
+
+def test_plain_values_are_unchanged() -> None:
+    for value in ("ecs.gn7i-c8g1.2xlarge", "DeepLabV3+ R-50-D8", 1.5, None, "NVIDIA A10 24 GB", "通义千问 7B"):
+        assert md_escape(value) == str(value)
