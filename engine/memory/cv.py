@@ -46,7 +46,8 @@ BCE_TRANSIENT_BYTES = 16.0
 AUTOCAST_PROB_COPY_BYTES = 2.0
 # Backward of the widest 3x3 decoder conv (UPerNet fpn_bottleneck 4C -> C at stride 4, PPM-style bottlenecks at the
 # output stride): the gradients of its input and output are alive at once, and with cudnn_benchmark=True (MMSeg
-# default_runtime.py) cuDNN's Winograd non-fused kernels hold transformed copies of both in their workspace,
+# default_runtime.py) cuDNN's Winograd non-fused kernels - ASSUMED to be the algorithm benchmark mode picks for these
+# convs, not verified on a GPU (no device in this task) - hold transformed copies of both in their workspace,
 # (4 + 3 - 1)^2 / 4^2 = 36/16 of each for F(4x4, 3x3) tiles (Lavin & Gray 1509.09308). By then the loss tensors and
 # the tail after the conv are freed: its BN input and ReLU output (2C) and the dropout output + 1-byte mask (1.25C).
 WINOGRAD_F4X3_EXPANSION = 36.0 / 16.0
