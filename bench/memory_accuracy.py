@@ -208,6 +208,13 @@ def _lora_targets(column: str) -> tuple[str, ...] | None:
         return None
 
 
+# litgpt table rows on a 4xA10G machine whose config says `devices: 1` (config_hub/finetune/tiny-llama/full.yaml):
+# config_hub/finetune/README.md says "All runs are single-GPU experiments, use --devices 4 to utilize more than one
+# GPU", and the 1x and 4x rows report the same memory (14.10 GB) and runtime (2.58 / 2.57 min), which a 4-GPU FSDP
+# run (4x fewer micro-batches per GPU, sharded states) would not. So the run was one GPU without FSDP.
+LITGPT_ONE_DEVICE = {("litgpt", "tiny-llama", "full")}
+
+
 def llm_rows(path: Path) -> list[Row]:
     rows = []
     for x in _read(path):
@@ -224,6 +231,10 @@ def llm_rows(path: Path) -> list[Row]:
         if method in ("lora", "qlora"):
             d["lora_rank"] = int(x["lora_r"]) if x["lora_r"] else 16
             d["lora_targets"] = _lora_targets(x["lora_targets"])
+        if x["framework"] in ("litgpt", "torchtune"):
+            d["framework"] = x["framework"]   # what QLoRA keeps depends on the training code (Workload.framework)
+        if (x["framework"], x["model"], method) in LITGPT_ONE_DEVICE and d["num_gpus"] > 1:
+            d.update(num_gpus=1, distributed="none")
         if "chunked cross entropy" in x["other_settings"].lower() or "all previous techniques" in x["other_settings"]:
             d["chunked_loss"] = True   # torchtune's cumulative table: "+ Chunked Cross Entropy" and every row after it
         stat = "reserved" if "max_memory_reserved" in x["memory_metric"] else "allocated"

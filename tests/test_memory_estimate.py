@@ -114,6 +114,27 @@ def test_chunked_loss_keeps_only_log_probs() -> None:
     assert chunked.breakdown["transient"] == pytest.approx(elements * 8 / 8 / GIB, rel=0.01)
 
 
+def test_framework_changes_what_qlora_keeps() -> None:
+    """torchtune's NF4 layers keep no input; litgpt carries the previous step's 4-bit inputs and a 4-bit lm_head."""
+    kw = dict(model="llama-2-7b", finetune_method="qlora", lora_targets=["q", "v"], gradient_checkpointing=False,
+              seq_len=512, batch_size_per_gpu=2)
+    hf = estimate_memory(llm(**kw))
+    tune = estimate_memory(llm(framework="torchtune", **kw))
+    lit = estimate_memory(llm(framework="litgpt", **kw))
+    assert tune.breakdown["activations"] < hf.breakdown["activations"]
+    h, q, inter, layers, tokens = 4096, 4096, 11008, 32, 1024
+    carry = ((layers * (2 * h + q + inter) + h) * tokens * 2 + 32000 * 4096 * 4) / GIB
+    assert lit.breakdown["transient"] == pytest.approx(carry, rel=0.01)
+    assert lit.breakdown["weights"] < hf.breakdown["weights"]        # lm_head in nf4, not bf16
+
+
+def test_litgpt_unties_tied_embeddings() -> None:
+    kw = dict(model="gemma-2b", finetune_method="lora", seq_len=512, batch_size_per_gpu=1)
+    extra = 256000 * 2048 * 2 / GIB
+    diff = estimate_memory(llm(framework="litgpt", **kw)).breakdown["weights"] - estimate_memory(llm(**kw)).breakdown["weights"]
+    assert diff == pytest.approx(extra, rel=0.02)
+
+
 def test_cv_checkpointing_lowers_backbone_activations() -> None:
     """Documented: checkpointing keeps CKPT_BACKBONE_FACTOR of the backbone's saved values (head unchanged)."""
     from gpu_advisor.memory.arch import backbone_coefficients

@@ -70,6 +70,8 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
                                  "AdamW 优化器"))
     if w.chunked_loss:
         s["chunked_loss"] = True
+    if w.framework is not None:
+        s["framework"] = _enum(w.framework)
     ckpt_default = bool(defaults.get("checkpointing", not enc))
     s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, ckpt_default,
                                         "activation checkpointing default for this task", "该任务的激活检查点默认设置")

@@ -50,11 +50,20 @@ class TextParts:
     per_token_layer_bytes: float
 
 
-def split_params(t: TransformerSpec) -> tuple[float, float]:
-    """(embedding + lm_head params, transformer-block params) from the published total."""
+def split_params(t: TransformerSpec, untie: bool = False) -> tuple[float, float]:
+    """(embedding + lm_head params, transformer-block params) from the published total. untie: the framework
+    keeps lm_head as its own copy of a tied embedding (litgpt, see _untied)."""
     embed = t.vocab * t.hidden * (1 if t.tied else 2)
     total = t.params_billion * 1e9
-    return float(embed), max(total - embed, total * 0.3)
+    blocks = max(total - embed, total * 0.3)
+    return float(embed + (t.vocab * t.hidden if untie and t.tied else 0)), blocks
+
+
+def _untied(t: TransformerSpec, s: dict) -> bool:
+    """litgpt's GPT has its own lm_head and wte; convert_hf_checkpoint fills a missing lm_head.weight with
+    transformer.wte.weight (litgpt/scripts/convert_hf_checkpoint.py, copy_weights_hf_llama / copy_weights_gemma_2),
+    so a tied model (Gemma, Llama 3.2) trains with two vocab x hidden matrices."""
+    return s.get("framework") == "litgpt" and t.tied
 
 
 ALL_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")   # "all linear layers" of a block (PEFT "all-linear")
@@ -87,7 +96,8 @@ def _per_token_layer_values(t: TransformerSpec, s: dict | None = None) -> float:
     h, q, inter = t.hidden, t.heads * t.head_dim, t.intermediate
     gated = t.mlp == "gated"
     full = s.get("finetune_method") not in ("lora", "qlora")
-    every_input = full or s.get("quantization") in ("nf4", "int4")
+    # torchtune's NF4 base layers (torchao linear_nf4 -> LinearNF4.forward) keep only the weight, not the input
+    every_input = full or (s.get("quantization") in ("nf4", "int4") and s.get("framework") != "torchtune")
     targets = set(_targets(s))
     keeps = (lambda m: True) if every_input else (lambda m: m in targets)
     norm_in = 2 * h if gated else h                  # RMSNorm keeps an fp32 copy; LayerNorm its 16-bit input
@@ -136,24 +146,47 @@ def _frozen_bytes(t: TransformerSpec, s: dict) -> float | None:
     method, quant = s.get("finetune_method"), s.get("quantization", "none")
     if method not in ("lora", "qlora"):
         return None
-    embed, blocks = split_params(t)
+    embed, blocks = split_params(t, _untied(t, s))
     base = {"nf4": NF4_BYTES, "int4": NF4_BYTES, "int8": INT8_BYTES}.get(quant, 4.0 if s["precision"] == "fp32" else 2.0)
+    if s.get("framework") == "litgpt" and quant != "none":
+        # Lightning BitsandbytesPrecision.convert_module replaces every torch.nn.Linear, lm_head included (litgpt
+        # finetune/lora.py passes no ignore_modules): only the wte embedding stays 16-bit
+        head = t.vocab * t.hidden
+        return ((embed - head) * 2.0 + (blocks + head) * base) / (embed + blocks)
     return (embed * 2.0 + blocks * base) / (embed + blocks)
+
+
+def litgpt_4bit_carry(t: TransformerSpec, s: dict, tokens: int) -> float:
+    """litgpt QLoRA: bytes alive at the end of a forward besides that step's own tensors.
+    - The previous step's 4-bit layer inputs. bitsandbytes MatMul4Bit.forward stores `ctx.tensors = (A, B)` on the
+      ctx (not save_for_backward), which backward does not free; litgpt finetune/lora.py fit() keeps `logits`
+      (and through it the whole graph) bound until the next `logits = model(...)` returns. Per token per layer:
+      the qkv input (h), attention output for proj (q), MLP input (h), MLP product for proj (I); once: lm_head's
+      input (h). The worst case is a previous micro-batch as long as this one.
+    - lm_head is 4-bit too (see _frozen_bytes) and is dequantized at the end of the forward: Lightning's
+      _Linear4bit.quantize stores fp16 (`weight.to(torch.half)`), MatMul4Bit casts the dequantized copy to the
+      input dtype, so vocab x hidden x (2 + 2) bytes."""
+    h, q, inter = t.hidden, t.heads * t.head_dim, t.intermediate
+    carried = (t.layers * (2 * h + q + inter) + h) * tokens * 2.0
+    return carried + t.vocab * t.hidden * 4.0
 
 
 def text_training(r: Resolved) -> TextParts:
     t, s = r.transformer, r.settings
     assert t is not None
-    params = t.params_billion * 1e9
+    untie = _untied(t, s)
+    params = t.params_billion * 1e9 + (t.vocab * t.hidden if untie else 0)
     tokens = s["batch_size_per_gpu"] * s["seq_len"]
     frozen = _frozen_bytes(t, s)
     trainable = lora_params(t, s.get("lora_rank") or 16, _targets(s)) if frozen is not None else params
-    states = model_states(params, trainable, frozen, s, True, split_params(t)[1] / t.layers)
+    states = model_states(params, trainable, frozen, s, True, split_params(t, untie)[1] / t.layers)
     act, transient, per_tok = _activations(t, s, tokens)
     if s.get("quantization") in ("nf4", "int4", "int8"):
         # one dequantized 16-bit copy of the largest matrix (bitsandbytes dequantize_4bit, forward and backward);
         # it is alive inside a layer's matmul, not together with the loss's gradients
         transient = max(transient, t.hidden * t.intermediate * 2.0)
+        if s.get("framework") == "litgpt" and s.get("quantization") in ("nf4", "int4"):
+            transient = max(transient, litgpt_4bit_carry(t, s, tokens))
     return TextParts(states, act, transient, 0.0, params, trainable, tokens, per_tok)
 
 
