@@ -160,15 +160,6 @@ SUSPECT = {
         "1 image per GPU, yet 14.5 GB is more than Cascade Mask R-CNN X-101-64x4d at 2 images (12.2 GB, same zoo); "
         "HTC adds ~1.1 GB per image over Cascade Mask R-CNN (R-50 pair: 8.2 vs 6.0 GB at 2 images), so 12.2 + 2 x 1.1 "
         "= 14.4 GB is what a 2-image run would read",
-    "mask2former_swin-b-in22k-384x384-pre_8xb2-160k_ade20k-640x640":
-        "reads half the activation memory per pixel of the same zoo's Mask2Former Swin-B in22k Cityscapes 512 x 1024 row "
-        "(configs/mask2former/README.md: 11152 MB, estimator 0.96; (GiB - 2.0 GiB AdamW/DDP states) / (2 x pixels) = 8.9 "
-        "vs 4.7 KiB per pixel, as if 1 image per GPU, not the config's 2), and the separate in1k run reports the identical "
-        "5795 MB",
-    "mask2former_swin-l-in22k-384x384-pre_8xb2-160k_ade20k-640x640":
-        "reads half the activation memory per pixel of the same zoo's Mask2Former Swin-L in22k Cityscapes 512 x 1024 row "
-        "(configs/mask2former/README.md: 16207 MB, estimator 0.96; (GiB - 4.0 GiB AdamW/DDP states) / (2 x pixels) = 11.8 "
-        "vs 6.2 KiB per pixel, as if 1 image per GPU, not the config's 2)",
     "solov2-light_r50_fpn_ms-3x_coco":
         "SOLOv2-light R-50 at 768 x 512 with the narrower light head reads 9.9 GB, more than SOLOv2 R-50 / R-101 with "
         "the full head at 1333 x 800 (5.1 / 6.9 GB, same code, configs/solov2/metafile.yml)",
