@@ -29,6 +29,12 @@ FIRST_BLOCK_EXTRA = {"bottleneck": 4.0, "basic": 1.0, "regnet": 1.0, "csp": 10.0
 # GELU out (3rC), fc2 out (layer-scale product) = 3C + 3rC. Stage extras: patch-embed BN input + the contiguous
 # copy after the stage LayerNorm = 2C.
 MSCAN_BASE, MSCAN_PER_RATIO = 16.0, 3.0
+# CSPNeXtPAFPN (mmdet/models/necks/cspnext_pafpn.py): each of its 4 CSPLayers holds num_csp_blocks CSPNeXtBlocks at
+# half its output width (3x3 conv + depth-wise 5x5 + point-wise 1x1, conv-BN-SiLU = 3 tensors: 9 x out/2 = 4.5 out);
+# outputs 2C @16 (top-down), C @8, 2C @16, 4C @32 (bottom-up) -> 4.5 x (2/256 + 1/64 + 2/256 + 4/1024) = 0.158 values
+# per input pixel per head channel per block. num_csp_blocks = max(round(3 x deepen), 1) = the CSPNeXt backbone's
+# first-stage depth (configs/rtmdet: tiny/s 1, m 2, l 3, x 4).
+CSPNEXT_PAFPN_PER_BLOCK = 4.5 * (2.0 / 256 + 1.0 / 64 + 2.0 / 256 + 4.0 / 1024)
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,8 @@ def head_coefficients(method: MethodSpec, bb: BackboneSpec, output_stride: int) 
     if method.key == "upernet" and len(bb.stages) == 1:
         # plain ViT/BEiT: MultiLevelNeck / Feature2Pyramid deconvolves the stride-16 tokens to strides 4 and 8
         values += 3.0 * cin / 16.0 + 2.0 * cin / 64.0
+    if method.backbone_prefix == "cspnext" and bb.key.startswith("cspnext") and bb.stages:
+        values += CSPNEXT_PAFPN_PER_BLOCK * float(bb.stages[0][1]) * ch
     if method.aux:
         aux_stride = method.aux_stride or max(output_stride, 8 if output_stride <= 8 else 16)
         values += 2.0 * min(256, ch) / (aux_stride * aux_stride)

@@ -11,7 +11,16 @@ from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
 from gpu_advisor.models import knowledge
 
 SEG_FAMILIES = {"cnn_segmentation", "transformer_segmentation", "prototype"}
-AMP_ACT_FACTOR = 0.6     # autocast: conv/matmul outputs 16-bit, BN/LN/softmax/loss inputs kept fp32
+AMP_ACT_FACTOR = 0.6     # autocast: conv/matmul outputs 16-bit, LN/GN/softmax/loss inputs kept fp32
+# Batch-norm networks under torch.cuda.amp autocast (PyTorch >= 1.6) keep every saved activation in 16 bit:
+# batch_norm is on neither autocast list (it runs in its input's dtype; cuDNN BN takes the fp16 conv output with fp32
+# weights and returns fp16), unlike layer_norm / group_norm (fp32 list: torch.cuda.amp docs "CUDA Ops that can
+# autocast to float32"). conv-BN-ReLU saves its BN input and ReLU output at 2 B each: half of fp32. Losses are counted
+# apart (fp32). Before autocast the factor depends on the codebase: mmcv's fp16 mode (mmcv/runner/fp16_utils.py
+# patch_norm_fp32) casts BN inputs to fp32 only on PyTorch < 1.3 (0.5 otherwise), MMDetection 1.x's copy
+# (mmdet/core/fp16/hooks.py) always did (fp32 BN input + fp16 ReLU output = 0.75): those runs keep AMP_ACT_FACTOR.
+AMP_ACT_FACTOR_BN = 0.5
+LN_BLOCKS = ("convnext", "vit", "swin", "mit", "poolformer", "mscan")   # blocks with LayerNorm / GroupNorm inside
 CKPT_BACKBONE_FACTOR = 0.3   # checkpointing keeps block inputs (~1 of 4-20 saved tensors per block) + one block
 FROZEN_STAGE_BACKBONES = ("resnet", "resnext", "res2net", "resnest", "regnet")
 CLS_SCORE_COPIES = 3.0   # per anchor x class: score-conv output, permuted/reshaped copy the loss saves, per-element loss
@@ -232,7 +241,9 @@ def cv_parts(r: Resolved) -> CvParts:
     calib = _calibration(r)
     dense = dense_head_values(method, classes)
     values += dense
-    per_px = values * 4.0 * (AMP_ACT_FACTOR if amp else 1.0) + attn * attn_bytes
+    bn_only = (not torch_at_most(s["pytorch_version"], 1, 5) and r.backbone.kind == "cnn" and method.norm == "bn" and not method.gn_px and not method.attention
+               and not any(str(row[3]) in LN_BLOCKS for row in r.backbone.stages))
+    per_px = values * 4.0 * ((AMP_ACT_FACTOR_BN if bn_only else AMP_ACT_FACTOR) if amp else 1.0) + attn * attn_bytes
     per_image = (method.per_image_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
     per_image += method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
     per_image += query_mask_bytes(method, classes, pixels) if r.training else 0.0
