@@ -98,6 +98,7 @@ class MethodSpec(BaseModel):
     gn_roi_mb: float = 0.0                # GroupNorm outputs in the RoI heads, MiB per image
     backbone_passes: float = 1.0          # recursive feature pyramid (DetectoRS RFP): backbone + neck run this many times
     sac: bool = False                     # switchable atrous convolution replaces the bottleneck 3x3 convs (DetectoRS)
+    context_block: bool = False           # GCNet context block after conv3 of every bottleneck in stages 2-4 (c3-c5)
     backbone_input_scale: float = 1.0     # the backbone sees the image scaled by this per side (ICNet: 0.5)
     backbone_output_stride: int | None = None   # dilated output stride of that backbone pass (ICNet: 16 at half size)
     # query-based mask heads and training recipes (docs/memory-model.md "Query mask losses, crop recipes")

@@ -34,6 +34,11 @@ GN_COMPOSITE_BACKBONE = 0.5
 # (3 x Cin), two conv branches (dilation 1 and 3) and their switch-weighted blend (3 x Cout) on top of a plain 3x3
 # conv: ~6 of the 12 mid-widths a ResNet bottleneck saves, minus the conv output it replaces -> 5/12.
 SAC_BOTTLENECK = 5.0 / 12.0
+# GCNet context block (Cao et al. 1904.11492; mmcv ContextBlock, mmdet configs/gcnet plugins position after_conv3,
+# stages (False, True, True, True)): it takes the conv3-BN output x (r*m channels), which a plain bottleneck does not
+# keep (the residual add follows), and keeps it for conv_mask and the attention-pooling matmul; the pooled context
+# and channel-add branch are 1 x 1 spatially. +r*m of the (4 + 2r) m = 12 m a ResNet bottleneck saves: 4/12.
+CONTEXT_BLOCK_BOTTLENECK = 4.0 / 12.0
 WS_WEIGHT_COPIES = 2.0   # weight standardisation keeps (w - mean) and the standardised weight per conv, fp32
 # MaskFormer (Cheng et al. 2107.06278; mmdet MaskFormerHead._loss_by_feat_single): every decoder layer (deep
 # supervision) upsamples its matched mask logits to the padded input size (F.interpolate, bilinear) and applies
@@ -225,6 +230,8 @@ def cv_parts(r: Resolved) -> CvParts:
         bb_values *= 1.0 + GN_COMPOSITE_BACKBONE * old_gn
     if method.sac and resnet_like:
         bb_values *= 1.0 + SAC_BOTTLENECK
+    if method.context_block and resnet_like:
+        bb_values *= 1.0 + CONTEXT_BLOCK_BOTTLENECK
     bb_values *= method.backbone_passes
     values = bb_values + head.linear_values
     values += method.gn_px * ((0.0 if method.gn_in_head else 1.0) + old_gn)
