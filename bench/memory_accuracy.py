@@ -118,7 +118,7 @@ def mmseg_rows(path: Path) -> list[Row]:
 
 
 def _det_backbone(x: dict) -> str | None:
-    kind, depth, cfg = x["backbone_type"], x["backbone_depth_or_arch"], x["config_name"].lower()
+    kind, depth, cfg = x["backbone_type"], x["backbone_depth_or_arch"], (x["config_name"] or x["config_name_2x"]).lower()
     if kind.startswith(("ResNet", "DetectoRS")) and depth:
         return f"R-{depth}"
     if kind == "ResNeXt":
@@ -185,7 +185,8 @@ def mmdet_rows(path: Path) -> list[Row]:
                     precision=x["precision"], optimizer=_opt(x["optimizer"]), num_classes=int(x["num_classes"] or 80),
                     pytorch_version=_torch(x["measured_with"], x["run_date"]))
         base.update(CONFIG_FIXES.get(x["config_name"], {}))
-        named = _config_model(x["config_name"]) if x["config_name"] else None
+        cfg = x["config_name"] or x["config_name_2x"]   # 2.x name when the 3.x metafile has none
+        named = _config_model(cfg) if cfg else None
         names = [m for m in (named if named and resolve_method(named) else None, x["method"], x["model_type"]) if m]
         cands = [dict(base, model=m) for m in names]
         rows.append(Row("mmdet", f"{x['method']} {x['backbone_type']} {x['config_name'] or x['config_name_2x']}",
