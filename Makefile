@@ -33,6 +33,9 @@ check-docs: $(STAMP)
 
 bench-memory: $(STAMP)
 	$(BIN)/python bench/memory_accuracy.py
+	@echo
+	@echo "== generalisation check: model-zoo rows outside the dev set, through gpu-advisor estimate --jsonl =="
+	$(BIN)/python bench/zoo_check/run.py
 
 bench: bench-memory
 	$(BIN)/python bench/run_all.py
