@@ -55,14 +55,23 @@ def _messages() -> dict[str, Any]:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
+@lru_cache(maxsize=2)
+def _environment(lang: str) -> jinja2.Environment:
+    """One environment per language. The language-dependent helpers are filters (``'title'|t``, ``x.text|L``):
+    jinja2 calls a filter directly, while a function passed to render() goes through Context.call, which was
+    half of the rendering time."""
     loader = jinja2.FunctionLoader(
         lambda name: (resources.files("gpu_advisor.prompts") / name).read_text(encoding="utf-8"))
     env = jinja2.Environment(loader=loader, autoescape=False, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters["md"] = md_escape
-    env.filters["num"] = num
+    msgs = _messages()
+    env.filters.update(
+        md=md_escape, num=num,
+        t=lambda key: msgs[key][lang],
+        s=lambda section: msgs["sections"][section][lang],
+        comp=lambda name: msgs["components"].get(name, {}).get(lang, name),
+        tier=lambda name: msgs["tiers"].get(name, {}).get(lang, name) if name else "-",
+        L=lambda value: value.get(lang) if isinstance(value, Text) or hasattr(value, "get") else str(value))
     return env
 
 
@@ -81,13 +90,6 @@ def _sources(rec: Recommendation) -> list[str]:
 def render_markdown(rec: Recommendation, lang: str) -> str:
     if lang not in ("zh", "en"):
         lang = "zh"
-    msgs = _messages()
-    template = _environment().get_template("recommendation.md.j2")
-    text = template.render(
-        r=rec, sources=_sources(rec),
-        t=lambda key: msgs[key][lang],
-        s=lambda section: msgs["sections"][section][lang],
-        comp=lambda name: msgs["components"].get(name, {}).get(lang, name),
-        tier=lambda name: msgs["tiers"].get(name, {}).get(lang, name) if name else "-",
-        L=lambda value: value.get(lang) if isinstance(value, Text) or hasattr(value, "get") else str(value))
+    template = _environment(lang).get_template("recommendation.md.j2")
+    text = template.render(r=rec, sources=_sources(rec))
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

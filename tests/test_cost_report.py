@@ -12,7 +12,6 @@ from gpu_advisor.costing import build_cost_report, job_hours
 from gpu_advisor.costing.purchase import break_even_months, spot_line
 from gpu_advisor.costing.spot_history import sidecar_path
 from gpu_advisor.defaults import resolve_job
-from gpu_advisor.i18n import Text
 from gpu_advisor.planner import plan
 from gpu_advisor.render import _environment
 from gpu_advisor.workload import Workload
@@ -35,8 +34,7 @@ def report(workload: dict, catalog=None):
 
 
 def render(rep, lang: str) -> str:
-    L = lambda v: v.get(lang) if isinstance(v, Text) or hasattr(v, "get") else str(v)  # noqa: E731
-    return _environment().get_template("cost.md.j2").render(r=SimpleNamespace(cost=rep), L=L)
+    return _environment(lang).get_template("cost.md.j2").render(r=SimpleNamespace(cost=rep))
 
 
 @pytest.mark.parametrize("workload", [DEEPLAB, {**DEEPLAB, "interruptible": True, "expected_months_of_use": 12}])
