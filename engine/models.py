@@ -89,6 +89,7 @@ class MethodSpec(BaseModel):
     assign_px: float = 0.0                # anchor (or prior) x GT pairs per input pixel per GT box
     assign_cls: float = 0.0               # extra fp32 values per pair per class (classification cost of OTA-style assigners)
     pair_loss_bytes: float = 0.0          # loss tensors over all (point x GT) pairs kept for backward (AutoAssign), B per pair
+    per_gt_mb: float = 0.0                # RoI-head tensors per matched query of the busiest image (QueryInst mask stages), MiB per GT
     grid_mask_bytes: float = 0.0          # SOLO-family dice loss: bytes per positive grid cell's stride-4 mask pixel
     frozen_stem: bool = False
     # normalisation and backbone variants, see docs/memory-model.md "Detection necks, norms and backbone variants"

@@ -258,6 +258,8 @@ def cv_parts(r: Resolved) -> CvParts:
     if method.pair_loss_bytes and r.training:   # every dense point x every GT of the busiest image, kept for backward
         points = method.dense_anchors * sum(1.0 / (s * s) for s in method.dense_levels) * pixels
         per_image += method.pair_loss_bytes * points * max_gt_per_image(classes or 80)
+    if method.per_gt_mb and r.training:   # query-based heads: one matched query per GT box of the busiest image
+        per_image += method.per_gt_mb * 2**20 * max_gt_per_image(classes or 80)
     # tracking / video methods run the backbone and neck on more than one frame per sample (QDTrack: key + reference)
     frames = method.images_per_sample if r.training else 1.0
     act = batch * pixels * (per_px * calib * frames + loss_px) + batch * per_image
