@@ -80,6 +80,9 @@ class MethodSpec(BaseModel):
     # input channels of the widest 3x3 decoder conv (in x backbone out + ch x head channels at `stride`): its backward
     # can out-peak the loss, see engine/memory/cv.py head_backward_values
     head_bwd_conv: HeadTerm | None = None
+    # fp32 values per pixel at `stride` alive at once while the EncHead Encoding layer runs backward (2 x codes x C:
+    # the full-size gradients of the residual tensors, see engine/memory/cv.py encoding_backward_values)
+    encoding_bwd: HeadTerm | None = None
     per_image_mb: float = 0.0
     # dense detection heads (RetinaNet/FCOS/SSD/YOLOX/RTMDet) and target assignment, see docs/memory-model.md
     dense_anchors: float = 0.0            # anchors / points per location of the per-class score map

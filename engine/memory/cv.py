@@ -182,6 +182,23 @@ def head_backward_values(method, backbone, output_stride: int) -> float:
     return ((1.0 + WINOGRAD_F4X3_EXPANSION) * (c_in + ch) - HEAD_TAIL_FREED * ch) / (stride * stride)
 
 
+def encoding_backward_values(method, backbone, output_stride: int) -> float:
+    """fp32 values per input pixel alive over the saved activations while the EncHead Encoding layer runs backward.
+
+    mmseg/models/utils/encoding.py: aggregate() multiplies the assignment weights (B, N, K, 1) with the residuals
+    x - codewords (B, N, K, C) and sums over N. At backward MulBackward0 returns the gradient of both factors at full
+    (B, N, K, C) size - the weights' one is reduced to (B, N, K, 1) only after the node returns (autograd engine
+    validate_outputs / sum_to) - and the residuals' gradient then meets SubBackward0's negated copy for the codewords
+    (reduced the same way): 2 x K x C values per pixel at the head's stride on top of the saved activations. The loss
+    tensors are freed by then. 0 if the method has no Encoding layer."""
+    term = method.encoding_bwd
+    if term is None:
+        return 0.0
+    ch = head_channels(method, backbone)
+    stride = output_stride if term.stride == "out" else term.stride
+    return (term.in_mult * backbone.out_channels + term.ch * ch + term.abs) / (stride * stride)
+
+
 def cv_params(r: Resolved) -> float:
     assert r.method and r.backbone
     if r.params_override is not None:
@@ -268,7 +285,8 @@ def cv_parts(r: Resolved) -> CvParts:
     if seg:
         loss_transient = classes * (BCE_TRANSIENT_BYTES if bce else 8.0)
         head_bwd = head_backward_values(method, r.backbone, r.output_stride) * (2.0 if amp else 4.0)
-        transient = batch * pixels * max(loss_transient, head_bwd - loss_px)
+        enc_bwd = encoding_backward_values(method, r.backbone, r.output_stride) * (2.0 if amp else 4.0)
+        transient = batch * pixels * max(loss_transient, head_bwd - loss_px, enc_bwd - loss_px)
     else:
         transient = max(0.05 * act, assignment_bytes(method, classes, pixels))
     params = cv_params(r)

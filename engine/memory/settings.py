@@ -14,6 +14,14 @@ TEXT_TASKS = {Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune}
 CV_TASK_METHOD = {"semantic_segmentation": "upernet", "instance_segmentation": "mask_rcnn",
                   "panoptic_segmentation": "mask2former_det", "object_detection": "faster_rcnn",
                   "image_classification": "classifier", "inference": "classifier"}
+# A backbone name given as the model ("HRNet", "MobileNetV3", "PoolFormer": the MMSeg README titles of backbone-only
+# config folders) means the decode head MMSeg ships with that backbone (configs/<backbone>/*.py, v1.2.2), not the task
+# default. hrnet: FCN only (-> fcn_hr); mobilenet_v3: LR-ASPP only; poolformer: Semantic FPN only. mobilenet_v2 and
+# resnest ship FCN / PSPNet / DeepLabV3 / DeepLabV3+ at D8: the heaviest of the four (DeepLabV3+, as the K-Net /
+# FastFCN plain names take their heaviest head). swin, convnext, vit (BEiT, MAE, DeiT) ship UPerNet and twins ships
+# UPerNet and Semantic FPN: the task default (UPerNet) already matches.
+SEG_BACKBONE_METHOD = {"hrnet": "fcn", "mobilenet_v3": "lraspp", "poolformer": "fpn_seg",
+                       "mobilenet_v2": "deeplabv3plus", "resnest": "deeplabv3plus"}
 DETECTION_TASKS = {Task.object_detection, Task.instance_segmentation, Task.panoptic_segmentation}
 
 
@@ -83,6 +91,10 @@ def _method_from_name(w: Workload, r: Resolved) -> tuple[str | None, str | None]
         return found
     bb = resolve_backbone(w.model)
     if bb:
+        if w.task == Task.semantic_segmentation:
+            for prefix, method in SEG_BACKBONE_METHOD.items():
+                if bb[0].startswith(prefix):
+                    return method, bb[0]
         return CV_TASK_METHOD.get(w.task.value, "classifier"), bb[0]
     if w.params_billion is None:
         raise unknown(w.model, "model", "methods")
