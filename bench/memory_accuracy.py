@@ -185,6 +185,10 @@ def mmdet_rows(path: Path) -> list[Row]:
                     precision=x["precision"], optimizer=_opt(x["optimizer"]), num_classes=int(x["num_classes"] or 80),
                     pytorch_version=_torch(x["measured_with"], x["run_date"]))
         base.update(CONFIG_FIXES.get(x["config_name"], {}))
+        if x["measured_with"].startswith("detectron2"):
+            # the CSV's measured_with column names the training code ("detectron2 (commit 185c27e, run by OpenMMLab)"):
+            # its ResNet uses FrozenBatchNorm2d (Workload.framework, gpu_advisor.memory.arch)
+            base["framework"] = "detectron2"
         named = _config_model(x["config_name"]) if x["config_name"] else None
         names = [m for m in (named if named and resolve_method(named) else None, x["method"], x["model_type"]) if m]
         cands = [dict(base, model=m) for m in names]
