@@ -187,6 +187,10 @@ def mmdet_rows(path: Path) -> list[Row]:
         base.update(CONFIG_FIXES.get(x["config_name"], {}))
         cfg = x["config_name"] or x["config_name_2x"]   # 2.x name when the 3.x metafile has none
         named = _config_model(cfg) if cfg else None
+        if x["measured_with"].startswith("detectron2"):
+            # the CSV's measured_with column names the training code ("detectron2 (commit 185c27e, run by OpenMMLab)"):
+            # its ResNet uses FrozenBatchNorm2d (Workload.framework, gpu_advisor.memory.arch)
+            base["framework"] = "detectron2"
         names = [m for m in (named if named and resolve_method(named) else None, x["method"], x["model_type"]) if m]
         cands = [dict(base, model=m) for m in names]
         rows.append(Row("mmdet", f"{x['method']} {x['backbone_type']} {x['config_name'] or x['config_name_2x']}",

@@ -224,6 +224,7 @@ def knowledge() -> Knowledge:
 
 _STRIDE_SUFFIX = re.compile(r"^(.*?)(?:d(8|16|32))?$")
 _NOISE = ("mg124", "fpn", "caffe", "pytorch", "c4", "dc5")
+_SCHEDULE_SUFFIX = re.compile(r"[_-]\d+x$", re.IGNORECASE)
 
 
 def resolve_backbone(name: str) -> tuple[str, int | None] | None:
@@ -246,6 +247,11 @@ def resolve_method(name: str) -> tuple[str, str | None] | None:
     """Method key, plus a backbone key when the name carries one ('SegFormer-B5', 'Mask R-CNN R-50-FPN')."""
     kb = knowledge()
     folded = norm(name)
+    if folded in kb.method_index:
+        return kb.method_index[folded], None
+    # Detectron2 config names end in the schedule: "faster_rcnn_R_50_FPN_3x", "mask_rcnn_X_101_32x8d_FPN_1x"
+    # (configs/COCO-Detection/*.yaml, MODEL_ZOO.md); the schedule changes nothing per iteration
+    folded = norm(_SCHEDULE_SUFFIX.sub("", name.strip()))
     if folded in kb.method_index:
         return kb.method_index[folded], None
     for alias in sorted(kb.method_index, key=len, reverse=True):

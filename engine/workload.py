@@ -70,6 +70,7 @@ class Framework(str, Enum):
     transformers = "transformers"
     litgpt = "litgpt"
     torchtune = "torchtune"
+    detectron2 = "detectron2"
     other = "other"
 
 
@@ -182,11 +183,14 @@ class Workload(BaseModel):
     chunked_loss: bool | None = Field(None, description="Is the LLM's cross-entropy computed chunk by chunk "
                                       "(torchtune CEWithChunkedOutputLoss, Liger / Unsloth fused cross-entropy)? "
                                       "Default: no (the whole logits tensor is upcast to fp32 at once).")
-    framework: Framework | None = Field(None, description="Training code of an LLM fine-tune: transformers (HF "
+    framework: Framework | None = Field(None, description="Training code. LLM fine-tune: transformers (HF "
                                         "Trainer, PEFT, TRL, LLaMA-Factory), litgpt, torchtune or other. It changes "
                                         "what QLoRA keeps: bitsandbytes 4-bit layers keep their inputs, torchtune's "
                                         "NF4 layers do not, and litgpt also quantizes lm_head and keeps the previous "
-                                        "step's graph through the next forward. Default: transformers.")
+                                        "step's graph through the next forward. For CV detection / segmentation: "
+                                        "detectron2 (its ResNet / ResNeXt backbones use FrozenBatchNorm2d, which "
+                                        "keeps no input for backward). Default: transformers for LLMs, MMDetection / "
+                                        "MMSegmentation behaviour for CV.")
     quantization: Quantization | None = Field(None, description="Weight quantization: none, int8, int4 or nf4 (QLoRA). Default: none (nf4 with qlora).")
     distributed: Distributed | None = Field(None, description="Distributed strategy: none, ddp, fsdp, zero1, zero2 or zero3. Default: ddp when num_gpus > 1.")
     pytorch_version: Annotated[str, Field(max_length=8)] | None = Field(None, description="PyTorch major.minor, e.g. '1.8' or '2.4'. Memory differs between 1.x and 2.x. Default: 2.4.")

@@ -256,3 +256,20 @@ def test_detectors_and_guided_anchoring_cost_more() -> None:
     assert _det_gib("HTC-SAC", pytorch_version="1.8") > htc
     assert _det_gib("DetectoRS-HTC", pytorch_version="1.8") > _det_gib("HTC-SAC", pytorch_version="1.8")
     assert _det_gib("GA-RPN", pytorch_version="1.8") > _det_gib("RPN", pytorch_version="1.8")   # 9 approximate anchors/location
+
+
+def test_detectron2_frozen_bn_keeps_no_bn_input() -> None:
+    """framework=detectron2: FrozenBatchNorm2d (x * scale + bias) keeps no BN input, so an R-50 Faster R-CNN saves
+    fewer backbone activations; the config name and Detectron2's "X101" resolve; without the hint nothing changes."""
+    from gpu_advisor.models import resolve_method
+    from gpu_advisor.workload import Workload
+    kw = dict(task="object_detection", backbone="R50-FPN", input_size=(800, 1333), batch_size_per_gpu=2,
+              num_gpus=8, precision="fp32", num_classes=80, pytorch_version="1.5")
+    mm = estimate_memory(Workload(model="Faster R-CNN", **kw))
+    d2 = estimate_memory(Workload(model="faster_rcnn_R_50_FPN_3x", framework="detectron2", **kw))
+    assert d2.breakdown["activations"] < 0.85 * mm.breakdown["activations"]
+    assert d2.breakdown["weights"] == pytest.approx(mm.breakdown["weights"])
+    assert resolve_method("mask_rcnn_X_101_32x8d_FPN_3x") == ("mask_rcnn", "resnext101_32x8d")
+    x_d2 = estimate_memory(Workload(model="Mask R-CNN", framework="detectron2", **dict(kw, backbone="X101-FPN")))
+    x_mm = estimate_memory(Workload(model="Mask R-CNN", **dict(kw, backbone="X101-FPN")))
+    assert x_d2.breakdown["weights"] > 1.5 * x_mm.breakdown["weights"]   # 32x8d (Detectron2) vs 32x4d (MMDet)

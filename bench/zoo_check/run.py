@@ -1,7 +1,7 @@
 """Generalisation check: model-zoo rows that are NOT in the dev set, through the real CLI.
 
-rows.csv holds training-memory figures copied from MMDetection / MMSegmentation metafiles (source repo, path and
-commit per row) whose config names do not appear in ../shared/benchmarks/memory/{mmdet,mmseg}_dev.csv. Each row is
+rows.csv holds training-memory figures copied from MMDetection / MMSegmentation metafiles and Detectron2's
+MODEL_ZOO.md "train mem (GB)" column (source repo, path and commit per row) whose config names do not appear in ../shared/benchmarks/memory/{mmdet,mmseg}_dev.csv. Each row is
 turned into a workload the way a user (or the held-out harness) would write it: the method name as the metafile
 prints it (its collection name, e.g. "Libra R-CNN", "ISANet"), the backbone as the README prints it ("R-50",
 "X-101-64x4d", "R-50-D8"), the crop or 800x1333 for detection, batch per GPU from the config name, AMP from the
@@ -45,8 +45,12 @@ def pytorch_version(run_date: str) -> str:
 
 
 def to_workload(row: dict, model: str | None = None) -> dict:
-    """One rows.csv row -> the workload JSON a user would send (model defaults to the metafile's method name)."""
-    return {
+    """One rows.csv row -> the workload JSON a user would send (model defaults to the metafile's method name).
+
+    Rows with a `framework` value (Detectron2 MODEL_ZOO.md rows: "detectron2") pass it as Workload.framework;
+    their model is the config name ("mask_rcnn_R_50_FPN_3x") and their backbone the zoo table's Name column."""
+    extra = {"framework": row["framework"]} if row.get("framework") else {}
+    return {**extra,
         "task": row["task"],
         "model": model or row["method"],
         "backbone": row["backbone"],
@@ -131,11 +135,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = read_rows(args.rows)
     first, second = run(rows, args.cli)
-    families = sorted({(r["source_repo"].split("/")[1], r["path"].split("/")[1]) for r in rows})
+    families = sorted({(r["source_repo"].split("/")[1], r["path"].split("/")[1] if "/" in r["path"] else r["path"])
+                       for r in rows})
     print(f"{len(rows)} rows from {len(families)} metafile directories: "
           + ", ".join(f"{repo.replace('mmsegmentation', 'seg').replace('mmdetection', 'det')}/{d}" for repo, d in families))
     _print("as printed", first)
     _print("with arch fallback", second)
+    for repo in sorted({r["source_repo"] for r in rows}):
+        picked = [i for i, r in enumerate(rows) if r["source_repo"] == repo]
+        _print(f"  {repo.split('/')[1]}", [second[i] for i in picked])
     print("\nerrors (as printed):")
     for r in first:
         if r["error"]:

@@ -35,6 +35,15 @@ MSCAN_BASE, MSCAN_PER_RATIO = 16.0, 3.0
 # per input pixel per head channel per block. num_csp_blocks = max(round(3 x deepen), 1) = the CSPNeXt backbone's
 # first-stage depth (configs/rtmdet: tiny/s 1, m 2, l 3, x 4).
 CSPNEXT_PAFPN_PER_BLOCK = 4.5 * (2.0 / 256 + 1.0 / 64 + 2.0 / 256 + 4.0 / 1024)
+# Detectron2's ResNet (detectron2/modeling/backbone/resnet.py, MODEL.RESNETS.NORM = "FrozenBN", the default of every
+# R/X model-zoo config) normalises with FrozenBatchNorm2d (detectron2/layers/batch_norm.py): when its input requires
+# grad, forward is `x * scale + bias` with scale / bias computed from buffers. mul saves an operand only for the other
+# operand's gradient (autograd codegen tools/autograd/gen_variable_type.py emit_save_inputs / guard_for, present in
+# the 2019 PyTorch 1.x codegen): scale needs none, so x is not kept, and add keeps nothing. An nn.BatchNorm2d (MMDet,
+# also with norm_eval / requires_grad=False) keeps its input. Per bottleneck the BN inputs (conv1, conv2, conv3
+# outputs: m + m + r*m) go, leaving the two ReLU outputs and the block output: (2 + r) m instead of (4 + 2r) m; the
+# first block's projection shortcut (conv + FrozenBN, its input is the block input conv1 keeps) adds nothing.
+FROZEN_BN_BOTTLENECK_BASE = 2.0
 
 
 @dataclass(frozen=True)
@@ -46,10 +55,12 @@ class CvCoefficients:
     flops_per_pixel: float    # forward FLOPs per input pixel
 
 
-def _block_values(row: list, width: float) -> float:
+def _block_values(row: list, width: float, frozen_bn: bool = False) -> float:
     kind = row[3]
     if kind == "bottleneck":
         ratio = float(row[4]) if len(row) > 4 else 4.0
+        if frozen_bn:
+            return width * (FROZEN_BN_BOTTLENECK_BASE + ratio)
         return width * (4.0 + 2.0 * ratio)
     if kind == "mscan" and len(row) > 4:
         return width * (MSCAN_BASE + MSCAN_PER_RATIO * float(row[4]))
@@ -66,8 +77,11 @@ def _block_params(row: list, width: float) -> float:
     return per * width * width
 
 
-def backbone_coefficients(bb: BackboneSpec, output_stride: int, frozen_stem: bool) -> CvCoefficients:
-    """Saved values, attention terms and FLOPs per input pixel for a backbone at an output stride."""
+def backbone_coefficients(bb: BackboneSpec, output_stride: int, frozen_stem: bool,
+                          frozen_bn: bool = False) -> CvCoefficients:
+    """Saved values, attention terms and FLOPs per input pixel for a backbone at an output stride.
+
+    frozen_bn: bottleneck stages normalised by Detectron2's FrozenBatchNorm2d (no BN input kept, see above)."""
     values, flops, attn = 0.0, 0.0, []
     if not frozen_stem:
         values += sum(v / (s * s) for s, v in bb.stem)
@@ -78,7 +92,9 @@ def backbone_coefficients(bb: BackboneSpec, output_stride: int, frozen_stem: boo
         flops += 2.0 * blocks * _block_params(row, width) / area
         if frozen_stem and index == 0 and bb.kind == "cnn":
             continue
-        values += (blocks * _block_values(row, width) + FIRST_BLOCK_EXTRA.get(row[3], 0.0) * width) / area
+        frozen_row = frozen_bn and row[3] == "bottleneck"
+        extra = 0.0 if frozen_row else FIRST_BLOCK_EXTRA.get(row[3], 0.0)
+        values += (blocks * _block_values(row, width, frozen_row) + extra * width) / area
         if len(row) > 5:
             attn.append((float(row[4]) * blocks / area, float(stride), str(row[5])))
     return CvCoefficients(values, tuple(attn), flops)

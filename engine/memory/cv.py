@@ -24,6 +24,13 @@ LN_BLOCKS = ("convnext", "vit", "swin", "mit", "poolformer", "mscan")   # blocks
 CKPT_BACKBONE_FACTOR = 0.3   # checkpointing keeps block inputs (~1 of 4-20 saved tensors per block) + one block
 FROZEN_STAGE_BACKBONES = ("resnet", "resnext", "res2net", "resnest", "regnet")
 CLS_SCORE_COPIES = 3.0   # per anchor x class: score-conv output, permuted/reshaped copy the loss saves, per-element loss
+# Detectron2 RetinaNet (detectron2/modeling/meta_arch/retinanet.py losses -> fvcore sigmoid_focal_loss_jit, written
+# in element-wise torch ops, not mmcv's fused CUDA kernel). Kept per anchor x class until backward: the per-level
+# permuted/reshaped scores (permute_to_N_HWA_K), cat(...)[valid_mask] (saved by BCE-with-logits), the float one-hot
+# targets (saved by BCE and p * targets), p = sigmoid (saved), 1 - targets (saved by (1 - p) * (1 - targets)),
+# 1 - p_t (saved by ** gamma), ce_loss and (1 - p_t) ** gamma (saved by their product), alpha_t (saved by the last
+# product): 9 values. ASSUMED: the TorchScript executor does not fuse these away (not measured, no device here).
+CLS_SCORE_COPIES_D2_FOCAL = 9.0
 ASSIGN_BYTES_PER_PAIR = 40.0   # bbox_overlaps(gt, anchors) fp32: lt, rb, wh (2 each) + overlap, union, eps-max, ious
 MASK_LOGIT_PX = 28 * 28 * 2.0  # FCNMaskHead: C x 28 x 28 logits per positive RoI, kept + their gradient at backward
 # GroupNorm before PyTorch 1.6 ran as batch_norm on a (1, N*G, -1) view + addcmul(bias, out, weight) (native kernel:
@@ -150,12 +157,13 @@ def grid_mask_bytes(method, classes: int, pixels: int) -> float:
     return positives * pixels / SOLO_MASK_STRIDE**2 * method.grid_mask_bytes
 
 
-def dense_head_values(method, classes: int) -> float:
+def dense_head_values(method, classes: int, framework: str | None = None) -> float:
     """fp32 values per input pixel of a dense head's per-class scores: anchors x classes x sum over levels 1/stride^2."""
     if not method.dense_anchors or not classes:
         return 0.0
     per_loc = sum(1.0 / (s * s) for s in method.dense_levels)
-    return method.dense_anchors * (classes + (1 if method.dense_softmax else 0)) * per_loc * CLS_SCORE_COPIES
+    copies = CLS_SCORE_COPIES_D2_FOCAL if framework == "detectron2" and method.key == "retinanet" else CLS_SCORE_COPIES
+    return method.dense_anchors * (classes + (1 if method.dense_softmax else 0)) * per_loc * copies
 
 
 def assignment_bytes(method, classes: int, pixels: int) -> float:
@@ -238,10 +246,16 @@ def cv_parts(r: Resolved) -> CvParts:
     frozen = method.frozen_stem and r.training and r.backbone.key.startswith(FROZEN_STAGE_BACKBONES)
     # ICNet-style cascades run the backbone on a downscaled copy of the image: values per input pixel x scale^2
     bb_scale = method.backbone_input_scale ** 2
-    bb = backbone_coefficients(r.backbone, method.backbone_output_stride or r.output_stride, frozen)
+    resnet_like = r.backbone.key.startswith(FROZEN_STAGE_BACKBONES) and r.backbone.kind == "cnn"
+    # Detectron2 (Workload.framework = "detectron2"): its R/X backbones use FrozenBatchNorm2d (MODEL.RESNETS.NORM
+    # "FrozenBN" in detectron2/config/defaults.py, FREEZE_AT 2 = our frozen stem + stage 1), which keeps no BN input
+    # (arch.FROZEN_BN_BOTTLENECK_BASE). Only BN-normalised methods with frozen early stages: the GN / SyncBN-all
+    # recipes train real norms. Without the hint nothing changes.
+    frozen_bn = (s.get("framework") == "detectron2" and r.training and resnet_like and method.norm == "bn"
+                 and method.frozen_stem)
+    bb = backbone_coefficients(r.backbone, method.backbone_output_stride or r.output_stride, frozen, frozen_bn)
     head = head_coefficients(method, r.backbone, r.output_stride)
     bb_values = bb_scale * bb.linear_values * (CKPT_BACKBONE_FACTOR if s["gradient_checkpointing"] else 1.0)
-    resnet_like = r.backbone.key.startswith(FROZEN_STAGE_BACKBONES) and r.backbone.kind == "cnn"
     old_gn = 1.0 if torch_at_most(s["pytorch_version"], 1, 5) else 0.0   # extra tensor per composite GroupNorm
     if method.norm != "bn" and resnet_like:
         bb_values *= 1.0 + GN_COMPOSITE_BACKBONE * old_gn
@@ -263,7 +277,7 @@ def cv_parts(r: Resolved) -> CvParts:
     bce = method.seg_loss == "bce"
     loss_px = loss_heads * classes * (BCE_SAVED_BYTES if bce else 8.0 if old_torch else 4.0) if seg else 0.0
     calib = _calibration(r)
-    dense = dense_head_values(method, classes)
+    dense = dense_head_values(method, classes, s.get("framework"))
     values += dense
     bn_only = (not torch_at_most(s["pytorch_version"], 1, 5) and r.backbone.kind == "cnn" and method.norm == "bn" and not method.gn_px and not method.attention
                and not any(str(row[3]) in LN_BLOCKS for row in r.backbone.stages))

@@ -40,6 +40,8 @@ def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
                                  "fp32 训练（MMSeg/MMDet 默认）"))
     s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, False,
                                         "off for CV", "CV 任务默认关闭")
+    if w.framework is not None:   # "detectron2": FrozenBatchNorm2d backbones (memory.cv, memory.arch)
+        s["framework"] = _enum(w.framework)
 
 
 def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_advisor.i18n import Note, note
-from gpu_advisor.models import (BackboneSpec, MethodSpec, TransformerSpec, knowledge, resolve_backbone,
+from gpu_advisor.models import (BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone,
                                 resolve_method, resolve_transformer, unknown)
 from gpu_advisor.workload import Task, Workload
 
@@ -128,6 +128,11 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
                                         f"{method.display} 的常用骨干网络")
     if method.key == "fcn" and bb_key.startswith("hrnet"):
         method = kb.methods["fcn_hr"]
+    if (getattr(w.framework, "value", w.framework) == "detectron2" and bb_key == "resnext101_32x4d" and w.backbone
+            and "32x4d" not in norm(w.backbone)):
+        # Detectron2's only ResNeXt-101 is 32x8d: MODEL_ZOO.md's "X101-FPN" rows link to the X_101_32x8d_FPN configs
+        # and it publishes X-101-32x8d.pkl as the ImageNet backbone; MMDetection's bare "X-101" means 32x4d.
+        bb_key = "resnext101_32x8d"
     r.method, r.backbone = method, kb.backbones[bb_key]
     r.output_stride = stride or (method.output_stride if bb_key.startswith(("resnet", "resnest", "mobilenet")) else 32)
     if method.output_stride < 8 or method.family == "prototype":
