@@ -63,13 +63,20 @@ def _torch(measured_with: str, run_date: str = "") -> str:
     return "1.13"
 
 
-_BACKBONE_TOKEN = re.compile(r"(?:^|-)(?:r\d{2,3}|x\d{2,3}|regnetx|hrnetv2p|swin|pvt|convnext|res2net|resnest|mobilenet|vgg|darknet|cspnext)")
+_BACKBONE_TOKEN = re.compile(r"(?:^|-)(?:r2$|r\d{2,3}|x\d{2,3}|regnetx|hrnetv2p|swin|pvt|convnext|res2net|resnest|mobilenet|vgg|darknet|cspnext)")
 
 
 def _config_model(cfg: str) -> str | None:
     """Method name written in an MMDetection config name: the tokens before the backbone, plus norm / conv / neck
     variants ("detectors_htc-r50_1x_coco" -> "detectors-htc", "mask-rcnn_r50_fpn_gn-ws-all_2x_coco" -> "mask-rcnn-gn-ws",
     "retinanet_r50_fpg_crop640_50e_coco" -> "retinanet-fpg")."""
+    # RF-Next (mmdet 2.x configs/rfnext): "rfnext_<mode>_<detector config>". search and fixed_multi_branch run every
+    # searched conv as 2 dilation branches ("<detector>-rfnext"); fixed_single_branch only sets the searched dilations
+    # and trains the plain detector.
+    rfnext = re.match(r"rfnext_(search|fixed_single_branch|fixed_multi_branch)_(.+)$", cfg.lower())
+    if rfnext:
+        detector = _config_model(rfnext.group(2))
+        return detector if not detector or rfnext.group(1) == "fixed_single_branch" else detector + "-rfnext"
     parts = []
     for token in cfg.lower().split("_"):
         found = _BACKBONE_TOKEN.search(token)

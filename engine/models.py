@@ -103,6 +103,10 @@ class MethodSpec(BaseModel):
     backbone_passes: float = 1.0          # recursive feature pyramid (DetectoRS RFP): backbone + neck run this many times
     sac: bool = False                     # switchable atrous convolution replaces the bottleneck 3x3 convs (DetectoRS)
     context_block: bool = False           # GCNet context block after conv3 of every bottleneck in stages 2-4 (c3-c5)
+    # RF-Next (Gao et al. 2206.06637; mmcv RFSearchHook / Conv2dRFSearchOp), docs/memory-model.md "RF-Next":
+    rf_search_branches: int = 0           # search mode: dilation branches each k>1 odd Conv2d runs (mmdet configs: 2)
+    conv3_px: float = 0.0                 # k>1 odd conv output values per input pixel in neck + dense heads (FPN, RPN)
+    conv3_roi_mb: float = 0.0             # k>1 odd conv outputs of the RoI heads, fp32 MiB per image (mask head convs)
     backbone_input_scale: float = 1.0     # the backbone sees the image scaled by this per side (ICNet: 0.5)
     backbone_output_stride: int | None = None   # dilated output stride of that backbone pass (ICNet: 16 at half size)
     # query-based mask heads and training recipes (docs/memory-model.md "Query mask losses, crop recipes")
@@ -204,12 +208,29 @@ def _index(specs: dict[str, Any], file: str) -> dict[str, str]:
     return index
 
 
+def _inherit(entries: dict[str, Any]) -> dict[str, Any]:
+    """Method entries with `base: <key>` take that entry's fields (except its aliases) under their own: a modifier
+    such as RF-Next search reuses the detector profile it is applied to."""
+    out: dict[str, Any] = {}
+    for key, body in entries.items():
+        base = body.get("base") if isinstance(body, dict) else None
+        if base is None:
+            out[key] = body
+            continue
+        if base not in entries or "base" in entries[base]:
+            raise KnowledgeError(f"knowledge/models/methods.yaml: entry {key!r}, key 'base': unknown {base!r}",
+                                 f"knowledge/models/methods.yaml：条目 {key!r} 的 base 未定义：{base!r}")
+        inherited = {k: v for k, v in entries[base].items() if k != "aliases"}
+        out[key] = {**inherited, **{k: v for k, v in body.items() if k != "base"}}
+    return out
+
+
 @lru_cache(maxsize=1)
 def knowledge() -> Knowledge:
     """All model profiles, loaded and validated once per process."""
     bb, me, tr, de = (_read_yaml(f) for f in ("backbones.yaml", "methods.yaml", "transformers.yaml", "defaults.yaml"))
     backbones = _build(BackboneSpec, "backbones.yaml", bb["backbones"])
-    methods = _build(MethodSpec, "methods.yaml", me["methods"])
+    methods = _build(MethodSpec, "methods.yaml", _inherit(me["methods"]))
     transformers = _build(TransformerSpec, "transformers.yaml", tr["models"])
     for key, spec in methods.items():
         if spec.backbone not in backbones:

@@ -80,4 +80,8 @@ def test_config_model_names() -> None:
     assert name("mask-rcnn_x50-32x4d_fpn_gn-ws-all_2x_coco") == "mask-rcnn-gn-ws"
     assert name("ga-rpn_r50-caffe_fpn_1x_coco") == "ga-rpn"
     assert name("yolox_s_8xb8-300e_coco") is None
+    # RF-Next: the detector follows the config; search / fixed_multi_branch keep 2 branches, fixed_single_branch is plain
+    assert name("rfnext_search_cascade_mask_rcnn_hrnetv2p_w18_20e_coco") == "cascade-mask-rcnn-rfnext"
+    assert name("rfnext_fixed_multi_branch_mask_rcnn_pvtv2-b0_fpn_1x_coco") == "mask-rcnn-rfnext"
+    assert name("rfnext_fixed_single_branch_panoptic_fpn_r2_50_fpn_fp16_1x_coco") == "panoptic-fpn"
     assert module._torch("mmcv-1.x runner", "20200130") == "1.5" and module._torch("mmcv-1.x runner", "20210524") == "1.8"

@@ -150,3 +150,20 @@ def test_backbone_attention_syncbn_all_and_video_frames_add_memory() -> None:
     assert _cv(model="Mask R-CNN SyncBN-all", **ssj) > 1.3 * _cv(model="Mask R-CNN", **ssj)
     vis = dict(task="instance_segmentation", input_size=(360, 640), num_classes=40, pytorch_version="1.13")
     assert _cv(model="Mask2Former VIS", **vis) > 1.5 * _cv(model="Mask2Former", **vis)
+
+
+def test_rfnext_reuses_the_detector_profile() -> None:
+    """RF-Next search entries inherit their detector (base:) and add only the kept branch outputs."""
+    kb = knowledge()
+    for variant, base in (("cascade_mask_rcnn_rfnext", "cascade_mask_rcnn"), ("mask_rcnn_rfnext", "mask_rcnn"),
+                          ("panoptic_fpn_rfnext", "panoptic_fpn")):
+        v, b = kb.methods[variant], kb.methods[base]
+        assert v.rf_search_branches == 2 and b.rf_search_branches == 0
+        assert (v.head, v.per_image_mb, v.conv3_px, v.conv3_roi_mb) == (b.head, b.per_image_mb, b.conv3_px, b.conv3_roi_mb)
+    assert resolve_method("RF-Next") == ("cascade_mask_rcnn_rfnext", None)
+
+    def peak(model: str) -> float:
+        return estimate_memory(Workload(task="instance_segmentation", model=model, backbone="HRNetV2p-W18")).allocated_peak_gib
+
+    plain, search = peak("Cascade Mask R-CNN"), peak("Cascade Mask R-CNN RF-Next")
+    assert 1.2 * plain < search < 2.0 * plain

@@ -46,6 +46,34 @@ CSPNEXT_PAFPN_PER_BLOCK = 4.5 * (2.0 / 256 + 1.0 / 64 + 2.0 / 256 + 4.0 / 1024)
 FROZEN_BN_BOTTLENECK_BASE = 2.0
 
 
+# RF-Next search (mmcv cnn/rfsearch/search.py RFSearchHook.wrap_model): every nn.Conv2d with an odd kernel > 1 outside
+# `skip_layer` becomes a Conv2dRFSearchOp. Output widths of such convs per block, in units of the stage row's width:
+# basic block conv1 + conv2 (3x3) = 2; ResNet bottleneck conv2 (3x3, mid width) = 1, Res2Net's scales - 1 of its
+# `scales` 3x3 splits (mmdet res2net.py Bottle2neck, scales 4) = 3/4; RegNet X block 3x3 group conv = 1; ConvNeXt
+# 7x7 depth-wise conv = 1 (downsample 2x2 and stem 4x4 convs have even kernels). Other rows (HRNet fuse `conv` rows:
+# mostly 1x1 + upsample, transformer blocks) count 0 - an undercount for HRNet's 3x3 fuse/transition convs.
+SEARCH_CONV_WIDTH = {"basic": 2.0, "bottleneck": 1.0, "regnet": 1.0, "convnext": 1.0}
+RES2NET_SEARCH_SPLITS = 3.0 / 4.0
+# mmdet configs/rfnext set skip_layer=['stem', 'layer1'] for backbones whose modules carry those names (ResNet family,
+# Res2Net, HRNet: stage row 0 = layer1); ConvNeXt (stages.N) runs with skip_layer=[]. HRNet's stem is conv1/conv2 (no
+# module named 'stem'), so it is searched.
+SEARCH_SKIP_FIRST_STAGE = ("resnet", "resnext", "res2net", "resnest", "regnet", "hrnet")
+
+
+def search_conv_values(bb: BackboneSpec, output_stride: int, frozen_stem: bool) -> float:
+    """Output values per input pixel of the backbone convs RF-Next search wraps (k > 1, odd), one branch."""
+    values = 0.0 if frozen_stem else 0.5 * sum(v / (s * s) for s, v in bb.stem)   # stem rows are conv-BN-ReLU (2 C)
+    for index, row in enumerate(bb.stages):
+        if index == 0 and bb.key.startswith(SEARCH_SKIP_FIRST_STAGE):
+            continue
+        width = SEARCH_CONV_WIDTH.get(str(row[3]), 0.0)
+        if row[3] == "bottleneck" and bb.key.startswith("res2net"):
+            width *= RES2NET_SEARCH_SPLITS
+        stride = min(int(row[0]), output_stride)
+        values += float(row[1]) * width * float(row[2]) / (stride * stride)
+    return values
+
+
 @dataclass(frozen=True)
 class CvCoefficients:
     """Per input pixel of one image."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpu_advisor.memory.arch import (attention_values, backbone_coefficients, head_channels, head_coefficients,
-                                     head_params)
+                                     head_params, search_conv_values)
 from gpu_advisor.memory.settings import Resolved
 from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
 from gpu_advisor.models import knowledge
@@ -46,6 +46,13 @@ SAC_BOTTLENECK = 5.0 / 12.0
 # keep (the residual add follows), and keeps it for conv_mask and the attention-pooling matmul; the pooled context
 # and channel-add branch are 1 x 1 spatially. +r*m of the (4 + 2r) m = 12 m a ResNet bottleneck saves: 4/12.
 CONTEXT_BLOCK_BOTTLENECK = 4.0 / 12.0
+# RF-Next search (Gao et al. 2206.06637; mmcv cnn/rfsearch/operator.py Conv2dRFSearchOp.forward): each wrapped conv
+# runs F.conv2d once per dilation branch (padding passed to the conv: no padded copy; the shared input is saved once)
+# and multiplies each output by its normalised branch weight |w_i| / sum|w|. That product saves the branch output
+# (its other operand needs a gradient), so every branch output is kept; the weighted outputs are summed in place
+# into the first one, which replaces the plain conv's output (the BN input the plain model already keeps).
+# Extra per wrapped conv: branches x its output, in the conv's dtype (fp16 under autocast: conv is on the fp16 list,
+# the fp32 0-dim weight does not promote). fixed_single_branch only sets each conv's searched dilation: no change.
 WS_WEIGHT_COPIES = 2.0   # weight standardisation keeps (w - mean) and the standardised weight per conv, fp32
 # MaskFormer (Cheng et al. 2107.06278; mmdet MaskFormerHead._loss_by_feat_single): every decoder layer (deep
 # supervision) upsamples its matched mask logits to the padded input size (F.interpolate, bilinear) and applies
@@ -283,6 +290,11 @@ def cv_parts(r: Resolved) -> CvParts:
                and not any(str(row[3]) in LN_BLOCKS for row in r.backbone.stages))
     per_px = values * 4.0 * ((AMP_ACT_FACTOR_BN if bn_only else AMP_ACT_FACTOR) if amp else 1.0) + attn * attn_bytes
     per_image = (method.per_image_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
+    if method.rf_search_branches and r.training:
+        branch_bytes = 2.0 if amp else 4.0
+        searched = bb_scale * search_conv_values(r.backbone, method.backbone_output_stride or r.output_stride, frozen)
+        per_px += method.rf_search_branches * (searched + method.conv3_px) * branch_bytes
+        per_image += method.rf_search_branches * method.conv3_roi_mb * 2**20 * branch_bytes / 4.0
     per_image += method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
     per_image += query_mask_bytes(method, classes, pixels) if r.training else 0.0
     per_image += grid_mask_bytes(method, classes, pixels) if r.training else 0.0
