@@ -88,7 +88,8 @@ class MethodSpec(BaseModel):
     dense_anchors: float = 0.0            # anchors / points per location of the per-class score map
     dense_levels: list[int] = [8, 16, 32, 64, 128]
     dense_softmax: bool = False           # softmax over C + 1 (background) instead of C sigmoids
-    mask_logit_rois: float = 0.0          # positive RoIs per image whose C x 28 x 28 mask logits are kept
+    mask_logit_rois: float = 0.0          # positive RoIs per image whose C x side x side mask logits are kept
+    mask_logit_side: int = 28             # mask logit resolution (FCNMaskHead / FPN heads 28; C4 heads 14)
     assign_px: float = 0.0                # anchor (or prior) x GT pairs per input pixel per GT box
     assign_cls: float = 0.0               # extra fp32 values per pair per class (classification cost of OTA-style assigners)
     pair_loss_bytes: float = 0.0          # loss tensors over all (point x GT) pairs kept for backward (AutoAssign), B per pair
@@ -108,6 +109,9 @@ class MethodSpec(BaseModel):
     conv3_px: float = 0.0                 # k>1 odd conv output values per input pixel in neck + dense heads (FPN, RPN)
     conv3_roi_mb: float = 0.0             # k>1 odd conv outputs of the RoI heads, fp32 MiB per image (mask head convs)
     backbone_input_scale: float = 1.0     # the backbone sees the image scaled by this per side (ICNet: 0.5)
+    # C4 detectors (Detectron2 Res5ROIHeads, mmdet ResLayer shared head), docs/memory-model.md "C4 and DC5":
+    backbone_stages: int | None = None    # stages the backbone runs on the image (C4: 3, res2-res4; None = all)
+    roi_stage_rois: float = 0.0           # sampled RoIs per image that run the remaining last stage on pooled features
     backbone_output_stride: int | None = None   # dilated output stride of that backbone pass (ICNet: 16 at half size)
     # query-based mask heads and training recipes (docs/memory-model.md "Query mask losses, crop recipes")
     query_mask_layers: int = 0            # decoder layers whose matched masks are upsampled to full resolution for the loss
@@ -115,6 +119,8 @@ class MethodSpec(BaseModel):
     images_per_sample: float = 1.0        # images through backbone + neck per sample (QDTrack key + reference frame)
     mask_variant: str | None = None
     detection_variant: str | None = None
+    # head layout named in the backbone or config name ("R50-C4", "R-50-DC5", "mask_rcnn_R_50_C4_1x") -> method key
+    head_variants: dict[Literal["c4", "dc5"], str] = {}
     head_channels: int | None = None
     head_channels_by_backbone: dict[str, int] = {}
     backbone_prefix: str | None = None
@@ -220,7 +226,7 @@ def _inherit(entries: dict[str, Any]) -> dict[str, Any]:
         if base not in entries or "base" in entries[base]:
             raise KnowledgeError(f"knowledge/models/methods.yaml: entry {key!r}, key 'base': unknown {base!r}",
                                  f"knowledge/models/methods.yaml：条目 {key!r} 的 base 未定义：{base!r}")
-        inherited = {k: v for k, v in entries[base].items() if k != "aliases"}
+        inherited = {k: v for k, v in entries[base].items() if k not in ("aliases", "head_variants")}
         out[key] = {**inherited, **{k: v for k, v in body.items() if k != "base"}}
     return out
 
@@ -233,6 +239,10 @@ def knowledge() -> Knowledge:
     methods = _build(MethodSpec, "methods.yaml", _inherit(me["methods"]))
     transformers = _build(TransformerSpec, "transformers.yaml", tr["models"])
     for key, spec in methods.items():
+        for layout, target in spec.head_variants.items():
+            if target not in me["methods"]:
+                raise KnowledgeError(f"knowledge/models/methods.yaml: entry {key!r}, key 'head_variants.{layout}': unknown {target!r}",
+                                     f"knowledge/models/methods.yaml：条目 {key!r} 的 head_variants.{layout} 未定义：{target!r}")
         if spec.backbone not in backbones:
             raise KnowledgeError(f"knowledge/models/methods.yaml: entry {key!r}, key 'backbone': unknown {spec.backbone!r}",
                                  f"knowledge/models/methods.yaml：条目 {key!r} 的 backbone 未定义：{spec.backbone!r}")

@@ -260,16 +260,84 @@ def test_detectors_and_guided_anchoring_cost_more() -> None:
 
 def test_detectron2_frozen_bn_keeps_no_bn_input() -> None:
     """framework=detectron2: FrozenBatchNorm2d (x * scale + bias) keeps no BN input, so an R-50 Faster R-CNN saves
-    fewer backbone activations; the config name and Detectron2's "X101" resolve; without the hint nothing changes."""
+    fewer backbone activations; the config name and Detectron2's "X101" resolve; MMDetection's spelling ("R-50-FPN")
+    without the hint changes nothing."""
     from gpu_advisor.models import resolve_method
     from gpu_advisor.workload import Workload
     kw = dict(task="object_detection", backbone="R50-FPN", input_size=(800, 1333), batch_size_per_gpu=2,
               num_gpus=8, precision="fp32", num_classes=80, pytorch_version="1.5")
-    mm = estimate_memory(Workload(model="Faster R-CNN", **kw))
+    mm = estimate_memory(Workload(model="Faster R-CNN", **dict(kw, backbone="R-50-FPN")))
     d2 = estimate_memory(Workload(model="faster_rcnn_R_50_FPN_3x", framework="detectron2", **kw))
     assert d2.breakdown["activations"] < 0.85 * mm.breakdown["activations"]
     assert d2.breakdown["weights"] == pytest.approx(mm.breakdown["weights"])
     assert resolve_method("mask_rcnn_X_101_32x8d_FPN_3x") == ("mask_rcnn", "resnext101_32x8d")
     x_d2 = estimate_memory(Workload(model="Mask R-CNN", framework="detectron2", **dict(kw, backbone="X101-FPN")))
-    x_mm = estimate_memory(Workload(model="Mask R-CNN", **dict(kw, backbone="X101-FPN")))
+    x_mm = estimate_memory(Workload(model="Mask R-CNN", **dict(kw, backbone="X-101-FPN")))
     assert x_d2.breakdown["weights"] > 1.5 * x_mm.breakdown["weights"]   # 32x8d (Detectron2) vs 32x4d (MMDet)
+
+
+_D2_KW = dict(task="object_detection", input_size=(800, 1333), batch_size_per_gpu=2, num_gpus=8, precision="fp32",
+              num_classes=80, pytorch_version="1.5")
+
+
+def test_detectron2_implied_by_its_own_name_forms() -> None:
+    """Without `framework`, a backbone or model written in Detectron2's form ("R50-FPN", "X_101_32x8d_FPN",
+    "mask_rcnn_R_50_FPN_3x") means framework = detectron2, recorded as an assumption; MMDetection's forms do not."""
+    from gpu_advisor.memory.settings import D2_BACKBONE_FORM, D2_CONFIG_FORM, resolve
+    from gpu_advisor.workload import Workload
+    for name in ("R50-FPN", "R_50_FPN", "R101-C4", "R50-DC5", "X101-FPN", "X_101_32x8d_FPN"):
+        assert D2_BACKBONE_FORM.match(name), name
+    for name in ("R-50", "R-50-FPN", "X-101-32x4d", "R-50-D8", "R50", "ResNet-50", "r50_fpn"):
+        assert not D2_BACKBONE_FORM.match(name), name
+    for name in ("mask_rcnn_R_50_FPN_3x", "COCO-Detection/faster_rcnn_X_101_32x8d_FPN_3x", "panoptic_fpn_R_101_3x",
+                 "retinanet_R_50_FPN_1x", "rpn_R_50_C4_1x"):
+        assert D2_CONFIG_FORM.search(name), name
+    for name in ("faster-rcnn_r50_fpn_1x_coco", "mask_rcnn_r50_fpn_1x_coco", "Mask R-CNN", "R-50"):
+        assert not D2_CONFIG_FORM.search(name), name
+    implied = resolve(Workload(model="Faster R-CNN", backbone="R50-FPN", **_D2_KW))
+    notes = [n for n in implied.assumptions if n.field == "framework"]
+    assert implied.settings["framework"] == "detectron2" and len(notes) == 1
+    assert "R50-FPN" in notes[0].text.en and "Detectron2" in notes[0].text.en and notes[0].text.zh
+    by_config = resolve(Workload(model="mask_rcnn_R_50_FPN_3x", **dict(_D2_KW, task="instance_segmentation")))
+    assert by_config.settings["framework"] == "detectron2"
+    given = resolve(Workload(model="Faster R-CNN", backbone="R50-FPN", framework="detectron2", **_D2_KW))
+    assert not [n for n in given.assumptions if n.field == "framework"]
+    same = estimate_memory(Workload(model="Faster R-CNN", backbone="R50-FPN", **_D2_KW))
+    hinted = estimate_memory(Workload(model="Faster R-CNN", backbone="R50-FPN", framework="detectron2", **_D2_KW))
+    assert same.allocated_peak_gib == pytest.approx(hinted.allocated_peak_gib)
+    mm = resolve(Workload(model="Faster R-CNN", backbone="R-50-FPN", **_D2_KW))
+    assert "framework" not in mm.settings and not [n for n in mm.assumptions if n.field == "framework"]
+    x101 = resolve(Workload(model="Mask R-CNN", backbone="X101-FPN", **_D2_KW))   # implied -> 32x8d, as with the hint
+    assert x101.backbone.key == "resnext101_32x8d"
+
+
+def test_c4_and_dc5_heads_from_the_names() -> None:
+    """"C4" / "DC5" in the backbone or config name select the Res5ROIHeads / dilated-C5 profiles (Detectron2 or
+    MMDetection spelling); other methods and FPN names keep their profile."""
+    from gpu_advisor.memory.arch import roi_stage
+    from gpu_advisor.memory.settings import resolve
+    from gpu_advisor.models import knowledge
+    from gpu_advisor.workload import Workload
+
+    def key(**kw) -> str:
+        return resolve(Workload(**{**_D2_KW, **kw})).method.key
+
+    assert key(model="Faster R-CNN", backbone="R50-C4") == "faster_rcnn_c4"
+    assert key(model="faster_rcnn_R_101_DC5_3x", backbone="R101-DC5") == "faster_rcnn_dc5"
+    assert key(model="Faster R-CNN", backbone="R-50-DC5") == "faster_rcnn_dc5"       # MMDetection's spelling
+    assert key(model="mask_rcnn_R_50_C4_1x") == "mask_rcnn_c4"
+    assert key(model="Faster R-CNN", backbone="R50-C4", task="instance_segmentation") == "mask_rcnn_c4"
+    assert key(model="Mask R-CNN", backbone="R50-DC5", task="instance_segmentation") == "mask_rcnn_dc5"
+    assert key(model="rpn_R_50_C4_1x") == "rpn_c4"
+    assert key(model="Faster R-CNN", backbone="R50-FPN") == "faster_rcnn"
+    assert key(model="RetinaNet", backbone="R50-C4") == "retinanet"                  # no C4 RetinaNet profile
+    # res5 per RoI (R-50, FrozenBN): pooled 1024 x 14^2 + 3 bottlenecks x (2 + 4) x 512 at 7^2
+    values, _ = roi_stage(knowledge().backbones["resnet50"], True)
+    assert values == pytest.approx(1024 * 196 + 3 * 6 * 512 * 49)
+    fpn = estimate_memory(Workload(model="Faster R-CNN", backbone="R50-FPN", **_D2_KW))
+    c4 = estimate_memory(Workload(model="Faster R-CNN", backbone="R50-C4", **_D2_KW))
+    dc5 = estimate_memory(Workload(model="Faster R-CNN", backbone="R50-DC5", **_D2_KW))
+    rpn_c4 = estimate_memory(Workload(model="rpn_R_50_C4_1x", backbone="R50-C4", **_D2_KW))
+    assert c4.breakdown["activations"] > 1.5 * fpn.breakdown["activations"]        # res5 on 512 RoIs per image
+    assert dc5.breakdown["weights"] > 3 * fpn.breakdown["weights"]                 # fc6 2048 x 7 x 7 -> 1024
+    assert rpn_c4.breakdown["weights"] < 0.6 * fpn.breakdown["weights"]            # res5 is not built

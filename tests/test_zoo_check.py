@@ -30,3 +30,13 @@ def test_zoo_rows_convert_and_the_cli_answers_them():
     for row, ans in zip(picked, answers):
         assert "memory" in ans, (row["config"], ans)
         assert ans["memory"]["allocated_peak_gib"] > 0
+
+
+def test_detectron2_rows_sent_without_the_framework_column():
+    """The held-out harness sends only the issue's keys: to_workload(framework=False) drops the hint and keeps the
+    names as MODEL_ZOO.md writes them."""
+    zoo = _load()
+    row = next(r for r in zoo.read_rows() if r["config"] == "COCO-Detection/faster_rcnn_R_50_C4_1x")
+    hinted, bare = zoo.to_workload(row), zoo.to_workload(row, framework=False)
+    assert hinted["framework"] == "detectron2" and "framework" not in bare
+    assert bare["model"] == "faster_rcnn_R_50_C4_1x" and bare["backbone"] == "R50-C4"

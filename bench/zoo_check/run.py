@@ -9,6 +9,9 @@ name. The workloads go through `gpu-advisor estimate --jsonl` in one call.
 
 Two passes: "as printed" (model = the metafile's method name only) and "with arch fallback" (a row that errors is
 retried with the underlying architecture, e.g. "RetinaNet" for GHM, as memory_accuracy.py retries model_type).
+Rows with a `framework` value are sent a third time without it ("without framework column"): the held-out harness
+sends only the issue's keys, so Detectron2 must be recognised from the names alone. --no-framework drops the
+column from every pass.
 Prints coverage, median / p90 absolute % error of allocated_peak_gib vs measured, the share under-estimated by more
 than 15 %, every error (code + message), and every row with predicted/measured < 0.85 or > 1.5.
 
@@ -44,12 +47,13 @@ def pytorch_version(run_date: str) -> str:
     return "1.5" if run_date < "20200728" else "1.8"
 
 
-def to_workload(row: dict, model: str | None = None) -> dict:
+def to_workload(row: dict, model: str | None = None, framework: bool = True) -> dict:
     """One rows.csv row -> the workload JSON a user would send (model defaults to the metafile's method name).
 
-    Rows with a `framework` value (Detectron2 MODEL_ZOO.md rows: "detectron2") pass it as Workload.framework;
-    their model is the config name ("mask_rcnn_R_50_FPN_3x") and their backbone the zoo table's Name column."""
-    extra = {"framework": row["framework"]} if row.get("framework") else {}
+    Rows with a `framework` value (Detectron2 MODEL_ZOO.md rows: "detectron2") pass it as Workload.framework unless
+    framework=False (what the held-out harness sends: the issue's keys only); their model is the config name
+    ("mask_rcnn_R_50_FPN_3x", as MODEL_ZOO.md links it) and their backbone the zoo table's Name column ("R50-FPN")."""
+    extra = {"framework": row["framework"]} if row.get("framework") and framework else {}
     return {**extra,
         "task": row["task"],
         "model": model or row["method"],
@@ -109,13 +113,15 @@ def summary(results: list[dict]) -> dict:
             "under15": 100 * under / max(1, len(ok))}
 
 
-def run(rows: list[dict], cli: str | list[str] | None = None) -> tuple[list[dict], list[dict]]:
+def run(rows: list[dict], cli: str | list[str] | None = None,
+        framework: bool = True) -> tuple[list[dict], list[dict]]:
     """(as printed, with arch fallback) results."""
-    first = score(rows, estimate([to_workload(r) for r in rows], cli))
+    first = score(rows, estimate([to_workload(r, framework=framework) for r in rows], cli))
     retry = [i for i, r in enumerate(first) if r["error"] and rows[i]["arch"] and rows[i]["arch"] != rows[i]["method"]]
     second = [dict(r) for r in first]
     if retry:
-        again = score([rows[i] for i in retry], estimate([to_workload(rows[i], rows[i]["arch"]) for i in retry], cli))
+        again = score([rows[i] for i in retry],
+                      estimate([to_workload(rows[i], rows[i]["arch"], framework) for i in retry], cli))
         for i, r in zip(retry, again):
             if r["predicted"] is not None:
                 second[i] = dict(r, method=f"{rows[i]['method']} -> {rows[i]['arch']}")
@@ -132,9 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cli", default=None, help="gpu-advisor executable (default: python -m gpu_advisor.cli with this interpreter)")
     ap.add_argument("--rows", type=Path, default=ROWS)
+    ap.add_argument("--no-framework", action="store_true",
+                    help="never send the framework column (what the held-out harness sends)")
     args = ap.parse_args(argv)
     rows = read_rows(args.rows)
-    first, second = run(rows, args.cli)
+    first, second = run(rows, args.cli, framework=not args.no_framework)
     families = sorted({(r["source_repo"].split("/")[1], r["path"].split("/")[1] if "/" in r["path"] else r["path"])
                        for r in rows})
     print(f"{len(rows)} rows from {len(families)} metafile directories: "
@@ -144,6 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     for repo in sorted({r["source_repo"] for r in rows}):
         picked = [i for i, r in enumerate(rows) if r["source_repo"] == repo]
         _print(f"  {repo.split('/')[1]}", [second[i] for i in picked])
+    hinted = [r for r in rows if r.get("framework")]
+    bare = None
+    if hinted and not args.no_framework:
+        bare = run(hinted, args.cli, framework=False)[1]
+        _print("  without framework column", bare)
     print("\nerrors (as printed):")
     for r in first:
         if r["error"]:
@@ -155,6 +168,12 @@ def main(argv: list[str] | None = None) -> int:
             if ratio < 0.85 or ratio > 1.5:
                 print(f"  {ratio:5.2f}  {r['config']:<62} {r['method']} / {r['backbone']}  "
                       f"pred {r['predicted']:.2f} meas {r['measured']:.2f}")
+    if bare:
+        print("\nrows with a framework value, sent without it (with arch fallback): predicted/measured")
+        for r, b in zip([second[i] for i, row in enumerate(rows) if row.get("framework")], bare):
+            with_fw = f"{r['predicted'] / r['measured']:5.2f}" if r["predicted"] is not None else "  err"
+            without = f"{b['predicted'] / b['measured']:5.2f}" if b["predicted"] is not None else f"  err {b['error']}"
+            print(f"  {with_fw} -> {without}  {b['config']:<62} {b['method']} / {b['backbone']}")
     return 0
 
 

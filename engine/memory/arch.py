@@ -106,14 +106,15 @@ def _block_params(row: list, width: float) -> float:
 
 
 def backbone_coefficients(bb: BackboneSpec, output_stride: int, frozen_stem: bool,
-                          frozen_bn: bool = False) -> CvCoefficients:
+                          frozen_bn: bool = False, stages: int | None = None) -> CvCoefficients:
     """Saved values, attention terms and FLOPs per input pixel for a backbone at an output stride.
 
-    frozen_bn: bottleneck stages normalised by Detectron2's FrozenBatchNorm2d (no BN input kept, see above)."""
+    frozen_bn: bottleneck stages normalised by Detectron2's FrozenBatchNorm2d (no BN input kept, see above).
+    stages: run only the first `stages` stage rows on the image (C4 detectors: res2-res4)."""
     values, flops, attn = 0.0, 0.0, []
     if not frozen_stem:
         values += sum(v / (s * s) for s, v in bb.stem)
-    for index, row in enumerate(bb.stages):
+    for index, row in enumerate(bb.stages[:stages]):
         stride = min(int(row[0]), output_stride)
         blocks, width = float(row[1]), float(row[2])
         area = stride * stride
@@ -126,6 +127,39 @@ def backbone_coefficients(bb: BackboneSpec, output_stride: int, frozen_stem: boo
         if len(row) > 5:
             attn.append((float(row[4]) * blocks / area, float(stride), str(row[5])))
     return CvCoefficients(values, tuple(attn), flops)
+
+
+# C4 RoI heads (Detectron2 modeling/roi_heads/roi_heads.py Res5ROIHeads; mmdet ResLayer shared head): ROIAlignV2
+# pools each sampled RoI from res4 at ROI_BOX_HEAD.POOLER_RESOLUTION = 14 (detectron2/config/defaults.py), and res5
+# (_build_res5_block: 3 bottlenecks, first stride 2, in the 1x1 conv with STRIDE_IN_1X1 = True) runs on that 14 x 14
+# crop: its block tensors are 7 x 7. Kept per RoI: the pooled crop (res4 width x 14^2, saved by conv1 and the
+# projection shortcut) + res5's block tensors at 7^2 (the backbone bottleneck rule, FrozenBN or BN).
+C4_POOLED_SIDE = 14
+C4_STAGE_SIDE = C4_POOLED_SIDE // 2
+
+
+def roi_stage(bb: BackboneSpec, frozen_bn: bool) -> tuple[float, float]:
+    """(fp32 values saved, forward FLOPs) per RoI when the backbone's last stage runs on 14 x 14 pooled RoI features."""
+    row, in_ch = bb.stages[-1], _stage_out_channels(bb.stages[-2])
+    blocks, width = float(row[1]), float(row[2])
+    frozen_row = frozen_bn and row[3] == "bottleneck"
+    extra = 0.0 if frozen_row else FIRST_BLOCK_EXTRA.get(row[3], 0.0)
+    area = C4_STAGE_SIDE * C4_STAGE_SIDE
+    values = in_ch * C4_POOLED_SIDE**2 + (blocks * _block_values(row, width, frozen_row) + extra * width) * area
+    return values, 2.0 * blocks * _block_params(row, width) * area
+
+
+def last_stage_params(bb: BackboneSpec) -> float:
+    """Weights of the backbone's last stage (blocks + the first block's 1x1 projection shortcut), a count."""
+    row = bb.stages[-1]
+    return float(row[1]) * _block_params(row, float(row[2])) + _stage_out_channels(bb.stages[-2]) * _stage_out_channels(row)
+
+
+def _stage_out_channels(row: list) -> float:
+    """Output channels of a stage row: width x expansion for bottlenecks (ResNet 4, ResNeXt rows give 1)."""
+    if row[3] == "bottleneck":
+        return float(row[2]) * (float(row[4]) if len(row) > 4 else 4.0)
+    return float(row[2])
 
 
 def head_channels(method: MethodSpec, bb: BackboneSpec) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpu_advisor.memory.arch import (attention_values, backbone_coefficients, head_channels, head_coefficients,
-                                     head_params, search_conv_values)
+                                     head_params, last_stage_params, roi_stage, search_conv_values)
 from gpu_advisor.memory.settings import Resolved
 from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
 from gpu_advisor.models import knowledge
@@ -32,7 +32,7 @@ CLS_SCORE_COPIES = 3.0   # per anchor x class: score-conv output, permuted/resha
 # product): 9 values. ASSUMED: the TorchScript executor does not fuse these away (not measured, no device here).
 CLS_SCORE_COPIES_D2_FOCAL = 9.0
 ASSIGN_BYTES_PER_PAIR = 40.0   # bbox_overlaps(gt, anchors) fp32: lt, rb, wh (2 each) + overlap, union, eps-max, ious
-MASK_LOGIT_PX = 28 * 28 * 2.0  # FCNMaskHead: C x 28 x 28 logits per positive RoI, kept + their gradient at backward
+MASK_LOGIT_COPIES = 2.0  # FCNMaskHead: C x 28 x 28 (C4: 14 x 14) logits per positive RoI, kept + their gradient at backward
 # GroupNorm before PyTorch 1.6 ran as batch_norm on a (1, N*G, -1) view + addcmul(bias, out, weight) (native kernel:
 # pytorch#28203, June 2020): it keeps one more tensor of its output size than BN or native GN. In a ResNet bottleneck
 # the norm outputs (m + m + r*m) are half of the (4 + 2r) m saved values, in a basic block 2C of 4C: x 1.5.
@@ -221,7 +221,10 @@ def cv_params(r: Resolved) -> float:
     classes = r.settings.get("num_classes") or 0
     # per-class score convs (SSD: 3x3 convs to anchors x (C + 1) on every level) grow with the vocabulary
     per_class = r.method.head_params.per_class_m * 1e6 * (classes + (1 if r.method.dense_softmax else 0)) if classes else 0.0
-    return r.backbone.params_m * 1e6 + head_params(r.method, r.backbone) + per_class
+    # RPN-only C4 (Detectron2 build_resnet_backbone builds stages up to its last OUT_FEATURES, res4): no res5 weights
+    unbuilt = (last_stage_params(r.backbone) if r.method.backbone_stages is not None
+               and r.method.backbone_stages < len(r.backbone.stages) and not r.method.roi_stage_rois else 0.0)
+    return r.backbone.params_m * 1e6 - unbuilt + head_params(r.method, r.backbone) + per_class
 
 
 def _calibration(r: Resolved) -> float:
@@ -260,7 +263,8 @@ def cv_parts(r: Resolved) -> CvParts:
     # recipes train real norms. Without the hint nothing changes.
     frozen_bn = (s.get("framework") == "detectron2" and r.training and resnet_like and method.norm == "bn"
                  and method.frozen_stem)
-    bb = backbone_coefficients(r.backbone, method.backbone_output_stride or r.output_stride, frozen, frozen_bn)
+    bb = backbone_coefficients(r.backbone, method.backbone_output_stride or r.output_stride, frozen, frozen_bn,
+                               method.backbone_stages)
     head = head_coefficients(method, r.backbone, r.output_stride)
     bb_values = bb_scale * bb.linear_values * (CKPT_BACKBONE_FACTOR if s["gradient_checkpointing"] else 1.0)
     old_gn = 1.0 if torch_at_most(s["pytorch_version"], 1, 5) else 0.0   # extra tensor per composite GroupNorm
@@ -295,7 +299,15 @@ def cv_parts(r: Resolved) -> CvParts:
         searched = bb_scale * search_conv_values(r.backbone, method.backbone_output_stride or r.output_stride, frozen)
         per_px += method.rf_search_branches * (searched + method.conv3_px) * branch_bytes
         per_image += method.rf_search_branches * method.conv3_roi_mb * 2**20 * branch_bytes / 4.0
-    per_image += method.mask_logit_rois * classes * MASK_LOGIT_PX * 4.0
+    per_image += method.mask_logit_rois * classes * method.mask_logit_side**2 * MASK_LOGIT_COPIES * 4.0
+    roi_flops = 0.0
+    if method.roi_stage_rois:
+        # C4: the backbone's last stage runs per sampled RoI on 14 x 14 pooled res4 features (arch.roi_stage), saved
+        # like backbone activations (same norm rule, AMP factor and constant)
+        roi_values, roi_stage_flops = roi_stage(r.backbone, frozen_bn)
+        amp_factor = (AMP_ACT_FACTOR_BN if bn_only else AMP_ACT_FACTOR) if amp else 1.0
+        per_image += method.roi_stage_rois * roi_values * 4.0 * amp_factor * calib
+        roi_flops = method.roi_stage_rois * roi_stage_flops
     per_image += query_mask_bytes(method, classes, pixels) if r.training else 0.0
     per_image += grid_mask_bytes(method, classes, pixels) if r.training else 0.0
     if method.pair_loss_bytes and r.training:   # every dense point x every GT of the busiest image, kept for backward
@@ -316,11 +328,11 @@ def cv_parts(r: Resolved) -> CvParts:
     else:
         transient = max(0.05 * act, assignment_bytes(method, classes, pixels))
     params = cv_params(r)
+    flops = _flops(r, bb.flops_per_pixel, pixels, bb_scale) + roi_flops
     if not r.training:
-        return _inference_parts(r, params, act, values, attn, pixels, calib, _flops(r, bb.flops_per_pixel, pixels, bb_scale))
+        return _inference_parts(r, params, act, values, attn, pixels, calib, flops)
     states = model_states(params, params, None, s, False, params / 20.0)
-    return CvParts(states, act, transient, params, values, attn, loss_px, pixels, calib,
-                   _flops(r, bb.flops_per_pixel, pixels, bb_scale))
+    return CvParts(states, act, transient, params, values, attn, loss_px, pixels, calib, flops)
 
 
 def _inference_parts(r: Resolved, params: float, act: float, values: float, attn: float, pixels: int,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,15 @@ CV_TASK_METHOD = {"semantic_segmentation": "upernet", "instance_segmentation": "
 SEG_BACKBONE_METHOD = {"hrnet": "fcn", "mobilenet_v3": "lraspp", "poolformer": "fpn_seg",
                        "mobilenet_v2": "deeplabv3plus", "resnest": "deeplabv3plus"}
 DETECTION_TASKS = {Task.object_detection, Task.instance_segmentation, Task.panoptic_segmentation}
+# Detectron2's own spellings (configs/*/<name>.yaml, MODEL_ZOO.md Name column): no hyphen between R / X and the depth
+# ("R50-FPN", "R_50_FPN", "R101-C4", "R50-DC5", "X101-FPN", "X_101_32x8d_FPN"), config names with "_R_50" /
+# "_X_101_32x8d" and an optional schedule ("mask_rcnn_R_50_FPN_3x", "panoptic_fpn_R_101_3x"). MMDetection writes
+# "R-50", "R-50-FPN", "X-101-32x4d" and lower-case config names ("faster-rcnn_r50_fpn_1x_coco"): no match.
+D2_BACKBONE_FORM = re.compile(r"^[RX]_?\d{2,3}(?:_\d+x\d+d)?[-_](?:FPN|C4|DC5)$")
+D2_CONFIG_FORM = re.compile(r"(?:^|/)[a-z][a-z0-9_]*_[RX]_\d{2,3}(?:_\d+x\d+d)?(?:_(?:FPN|C4|DC5))?(?:_\d+x)?$")
+# RoI-head layout written in a backbone or config name: "R50-C4", "R-50-DC5", "mask_rcnn_R_50_C4_1x",
+# "faster-rcnn_r50-caffe-c4_1x_coco" -> MethodSpec.head_variants (Detectron2 Base-RCNN-C4 / -DilatedC5 configs)
+HEAD_LAYOUT = re.compile(r"(?:^|[-_ /])(c4|dc5)(?:$|[-_ ])", re.IGNORECASE)
 
 
 @dataclass
@@ -117,6 +127,10 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
         method = kb.methods[method.detection_variant]
     if w.task in (Task.instance_segmentation, Task.panoptic_segmentation) and method.mask_variant:
         method = kb.methods[method.mask_variant]
+    layout = next((m.group(1).lower() for m in (HEAD_LAYOUT.search(n) for n in (w.backbone, w.model) if n) if m), None)
+    if layout in method.head_variants:
+        method = kb.methods[method.head_variants[layout]]
+    framework = _framework(w, r)
     stride = None
     if w.backbone is not None:
         found = resolve_backbone(w.backbone)
@@ -128,7 +142,7 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
                                         f"{method.display} 的常用骨干网络")
     if method.key == "fcn" and bb_key.startswith("hrnet"):
         method = kb.methods["fcn_hr"]
-    if (getattr(w.framework, "value", w.framework) == "detectron2" and bb_key == "resnext101_32x4d" and w.backbone
+    if (framework == "detectron2" and bb_key == "resnext101_32x4d" and w.backbone
             and "32x4d" not in norm(w.backbone)):
         # Detectron2's only ResNeXt-101 is 32x8d: MODEL_ZOO.md's "X101-FPN" rows link to the X_101_32x8d_FPN configs
         # and it publishes X-101-32x8d.pkl as the ImageNet backbone; MMDetection's bare "X-101" means 32x4d.
@@ -137,6 +151,21 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
     r.output_stride = stride or (method.output_stride if bb_key.startswith(("resnet", "resnest", "mobilenet")) else 32)
     if method.output_stride < 8 or method.family == "prototype":
         r.output_stride = 32
+
+
+def _framework(w: Workload, r: Resolved) -> str | None:
+    """The training code: Workload.framework, else "detectron2" when the backbone or model is written in Detectron2's
+    own form (an assumption Note); None = MMDetection / MMSegmentation behaviour."""
+    if w.framework is not None:
+        return getattr(w.framework, "value", w.framework)
+    if w.backbone and D2_BACKBONE_FORM.match(w.backbone.strip()):
+        why = ("the backbone is written in Detectron2's form", "骨干网络按 Detectron2 的写法给出", w.backbone.strip())
+    elif w.model and D2_CONFIG_FORM.search(w.model.strip()):
+        why = ("the model is a Detectron2 config name", "模型名是 Detectron2 的配置名", w.model.strip())
+    else:
+        return None
+    r.settings["framework"] = r.assume("framework", "detectron2", f"{why[0]} ({why[2]})", f"{why[1]}（{why[2]}）")
+    return "detectron2"
 
 
 def resolve(w: Workload) -> Resolved:
