@@ -62,7 +62,7 @@ def to_workload(row: dict, model: str | None = None, framework: bool = True) -> 
         "batch_size_per_gpu": int(row["batch_per_gpu"]),
         "num_gpus": int(row["gpus"]),
         "precision": row["precision"],
-        "optimizer": row["optimizer"],
+        "optimizer": row["optimizer"],   # SGD in these zoos is momentum 0.9 (mmdet/mmseg schedules, Detectron2 SOLVER.MOMENTUM): sgd_momentum
         "num_classes": int(row["num_classes"]),
         "distributed": "ddp",
         "pytorch_version": pytorch_version(row["run_date"]),
