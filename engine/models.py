@@ -88,6 +88,7 @@ class MethodSpec(BaseModel):
     dense_anchors: float = 0.0            # anchors / points per location of the per-class score map
     dense_levels: list[int] = [8, 16, 32, 64, 128]
     dense_softmax: bool = False           # softmax over C + 1 (background) instead of C sigmoids
+    cls_score_copies: float | None = None # values kept per anchor x class (None: cv.CLS_SCORE_COPIES; FreeAnchor 6)
     mask_logit_rois: float = 0.0          # positive RoIs per image whose C x side x side mask logits are kept
     mask_logit_side: int = 28             # mask logit resolution (FCNMaskHead / FPN heads 28; C4 heads 14)
     assign_px: float = 0.0                # anchor (or prior) x GT pairs per input pixel per GT box
@@ -113,6 +114,14 @@ class MethodSpec(BaseModel):
     backbone_stages: int | None = None    # stages the backbone runs on the image (C4: 3, res2-res4; None = all)
     roi_stage_rois: float = 0.0           # sampled RoIs per image that run the remaining last stage on pooled features
     backbone_output_stride: int | None = None   # dilated output stride of that backbone pass (ICNet: 16 at half size)
+    # DC5 box head (Detectron2 FastRCNNConvFCHead NUM_FC 2 on 7 x 7 crops of the backbone output): sampled RoIs per
+    # image and FC_DIM; sizes the fc6 backward transient (engine/memory/cv.py roi_backward_bytes)
+    fc_head_rois: float = 0.0
+    fc_head_dim: int = 1024
+    # semantic (stuff) branch of Panoptic FPN: classes of its per-pixel softmax cross-entropy and the stride the loss
+    # runs at (MMDetection PanopticFPNHead seg_rescale_factor 1/4: 4; Detectron2 SemSegFPNHead: full resolution)
+    sem_loss_classes: int = 0
+    sem_loss_stride: int = 4
     # query-based mask heads and training recipes (docs/memory-model.md "Query mask losses, crop recipes")
     query_mask_layers: int = 0            # decoder layers whose matched masks are upsampled to full resolution for the loss
     crop_recipe: bool = False             # DETR-style random-crop augmentation: batches padded to a square canvas

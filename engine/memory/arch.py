@@ -44,6 +44,11 @@ CSPNEXT_PAFPN_PER_BLOCK = 4.5 * (2.0 / 256 + 1.0 / 64 + 2.0 / 256 + 4.0 / 1024)
 # outputs: m + m + r*m) go, leaving the two ReLU outputs and the block output: (2 + r) m instead of (4 + 2r) m; the
 # first block's projection shortcut (conv + FrozenBN, its input is the block input conv1 keeps) adds nothing.
 FROZEN_BN_BOTTLENECK_BASE = 2.0
+# Frozen stem + first stage (MMDetection frozen_stages=1, Detectron2 FREEZE_AT=2): no tensor inside them is saved (no
+# parameter there requires grad and the image does not), but their output C2 (256 x H/4 x W/4 for ResNet-50) is the
+# input of stage 2's first conv1 and of its stride-2 projection shortcut (and of the FPN lateral conv on C2), whose
+# weights train: ConvolutionBackward saves its input for the weight gradient (torch/csrc/autograd derivatives.yaml
+# `convolution`/`cudnn_convolution`: grad_weight needs self). It was left out with the frozen stage's own tensors.
 
 
 # RF-Next search (mmcv cnn/rfsearch/search.py RFSearchHook.wrap_model): every nn.Conv2d with an odd kernel > 1 outside
@@ -120,6 +125,11 @@ def backbone_coefficients(bb: BackboneSpec, output_stride: int, frozen_stem: boo
         area = stride * stride
         flops += 2.0 * blocks * _block_params(row, width) / area
         if frozen_stem and index == 0 and bb.kind == "cnn":
+            # the frozen stage's output is still kept: the next stage's first conv1 and projection shortcut have
+            # trainable weights and save their input (ConvolutionBackward keeps it for the weight gradient), as do
+            # FPN lateral convs on C2 (FROZEN_STAGE_OUTPUT_KEPT)
+            if len(bb.stages[:stages]) > 1:
+                values += _stage_out_channels(row) / area
             continue
         frozen_row = frozen_bn and row[3] == "bottleneck"
         extra = 0.0 if frozen_row else FIRST_BLOCK_EXTRA.get(row[3], 0.0)
@@ -153,6 +163,11 @@ def last_stage_params(bb: BackboneSpec) -> float:
     """Weights of the backbone's last stage (blocks + the first block's 1x1 projection shortcut), a count."""
     row = bb.stages[-1]
     return float(row[1]) * _block_params(row, float(row[2])) + _stage_out_channels(bb.stages[-2]) * _stage_out_channels(row)
+
+
+def last_stage_out_channels(bb: BackboneSpec) -> float:
+    """Output channels of the backbone's last stage (ResNet-50 / 101, ResNeXt: 2048)."""
+    return _stage_out_channels(bb.stages[-1])
 
 
 def _stage_out_channels(row: list) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpu_advisor.memory.arch import (attention_values, backbone_coefficients, head_channels, head_coefficients,
-                                     head_params, last_stage_params, roi_stage, search_conv_values)
+                                     head_params, last_stage_out_channels, last_stage_params, roi_stage, search_conv_values)
 from gpu_advisor.memory.settings import Resolved
 from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
 from gpu_advisor.models import knowledge
@@ -91,6 +91,25 @@ CROP_RECIPE_BACKBONES = ("convnext",)
 # masks at stride 4 (mask_stride = stride / 2 after the x2 upsampling of the stride-8 features).
 SOLO_POSITIVES_PER_GT = 2.0
 SOLO_MASK_STRIDE = 4
+# Backward of the per-RoI heads (docs/memory-model.md "C4 and DC5 heads"), alive on top of the saved activations:
+# C4 (Detectron2 Res5ROIHeads): res5's output for all sampled RoIs, 2048 x 7 x 7 each, is pooled by x.mean([2, 3]);
+# at backward the mean's gradient (expand + divide: a new tensor of that size) and the in-place ReLU's
+# threshold_backward output (another) are alive while the ReLU still holds its saved output: 2 tensors of res5's
+# output size per RoI. The later steps allocate smaller gradients while freeing res5's saved tensors.
+C4_HEAD_GRAD_COPIES = 2.0
+C4_OUT_SIDE = 7
+# DC5 (Detectron2 FastRCNNConvFCHead, fc6 = Linear(2048 x 7 x 7, 1024)): AddmmBackward returns the gradient of fc6's
+# input (RoIs x 100352) and of its weight (1024 x 100352) at once. With a .grad buffer already there (zero_grad()
+# zeroes it in place up to PyTorch 1.13, set_to_none only from 2.0) AccumulateGrad adds the new weight gradient into
+# it (`variable_grad += new_grad`, torch/csrc/autograd/functions/accumulate_grad.h), so both are temporaries on top
+# of the saved activations and the persistent gradients; on >= 2.0 the first accumulation steals the tensor.
+FC_HEAD_POOL_SIDE = 7
+# Panoptic FPN semantic branch: F.cross_entropy = log_softmax + nll_loss over the stuff classes; log_softmax keeps
+# its output, and up to PyTorch 1.10 also its input (_log_softmax_backward_data(grad, result, dim, self),
+# pytorch#64000): 4 / 8 B per pixel per class at the loss's stride. Detectron2's SemSegFPNHead.losses upsamples the
+# stride-4 logits by COMMON_STRIDE (F.interpolate scale_factor 4) and takes the loss at full resolution
+# (detectron2/modeling/meta_arch/semantic_seg.py); MMDetection's PanopticFPNHead rescales the target to 1/4.
+D2_SEM_LOSS_STRIDE = 1
 
 
 def max_gt_per_image(classes: int) -> int:
@@ -169,7 +188,8 @@ def dense_head_values(method, classes: int, framework: str | None = None) -> flo
     if not method.dense_anchors or not classes:
         return 0.0
     per_loc = sum(1.0 / (s * s) for s in method.dense_levels)
-    copies = CLS_SCORE_COPIES_D2_FOCAL if framework == "detectron2" and method.key == "retinanet" else CLS_SCORE_COPIES
+    copies = (CLS_SCORE_COPIES_D2_FOCAL if framework == "detectron2" and method.key == "retinanet"
+              else method.cls_score_copies or CLS_SCORE_COPIES)
     return method.dense_anchors * (classes + (1 if method.dense_softmax else 0)) * per_loc * copies
 
 
@@ -212,6 +232,28 @@ def encoding_backward_values(method, backbone, output_stride: int) -> float:
     ch = head_channels(method, backbone)
     stride = output_stride if term.stride == "out" else term.stride
     return (term.in_mult * backbone.out_channels + term.ch * ch + term.abs) / (stride * stride)
+
+
+def roi_backward_bytes(method, backbone, batch: int, amp: bool, old_grads: bool) -> float:
+    """Gradients alive on top of the saved activations while a C4 / DC5 per-RoI head runs backward, bytes per step
+    (see C4_HEAD_GRAD_COPIES, FC_HEAD_POOL_SIDE). 0 for other heads."""
+    act_bytes = 2.0 if amp else 4.0
+    out_ch = last_stage_out_channels(backbone)
+    if method.roi_stage_rois:
+        return batch * method.roi_stage_rois * C4_HEAD_GRAD_COPIES * out_ch * C4_OUT_SIDE**2 * act_bytes
+    if method.fc_head_rois:
+        fc_in = out_ch * FC_HEAD_POOL_SIDE**2
+        weight_grad = fc_in * method.fc_head_dim * 4.0 if old_grads else 0.0
+        return batch * method.fc_head_rois * fc_in * act_bytes + weight_grad
+    return 0.0
+
+
+def sem_loss_bytes(method, pixels: int, old_torch: bool, framework: str | None) -> float:
+    """Panoptic FPN stuff-branch cross-entropy tensors kept for backward, bytes per image (see D2_SEM_LOSS_STRIDE)."""
+    if not method.sem_loss_classes:
+        return 0.0
+    stride = D2_SEM_LOSS_STRIDE if framework == "detectron2" else method.sem_loss_stride
+    return method.sem_loss_classes * pixels / stride**2 * (8.0 if old_torch else 4.0)
 
 
 def cv_params(r: Resolved) -> float:
@@ -308,6 +350,7 @@ def cv_parts(r: Resolved) -> CvParts:
         amp_factor = (AMP_ACT_FACTOR_BN if bn_only else AMP_ACT_FACTOR) if amp else 1.0
         per_image += method.roi_stage_rois * roi_values * 4.0 * amp_factor * calib
         roi_flops = method.roi_stage_rois * roi_stage_flops
+    per_image += sem_loss_bytes(method, pixels, old_torch, s.get("framework")) if r.training else 0.0
     per_image += query_mask_bytes(method, classes, pixels) if r.training else 0.0
     per_image += grid_mask_bytes(method, classes, pixels) if r.training else 0.0
     if method.pair_loss_bytes and r.training:   # every dense point x every GT of the busiest image, kept for backward
@@ -326,7 +369,9 @@ def cv_parts(r: Resolved) -> CvParts:
         enc_bwd = encoding_backward_values(method, r.backbone, r.output_stride) * (2.0 if amp else 4.0)
         transient = batch * pixels * max(loss_transient, head_bwd - loss_px, enc_bwd - loss_px)
     else:
-        transient = max(0.05 * act, assignment_bytes(method, classes, pixels))
+        old_grads = torch_at_most(s["pytorch_version"], 1, 13)   # .grad buffers kept between steps (zero_grad)
+        transient = max(0.05 * act, assignment_bytes(method, classes, pixels),
+                        roi_backward_bytes(method, r.backbone, batch, amp, old_grads) if r.training else 0.0)
     params = cv_params(r)
     flops = _flops(r, bb.flops_per_pixel, pixels, bb_scale) + roi_flops
     if not r.training:
