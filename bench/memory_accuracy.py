@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gpu_advisor.errors import AdvisorError
 from gpu_advisor.memory import estimate_memory
+from gpu_advisor.memory.confignames import config_model, dense_size, det_backbone_name
 from gpu_advisor.memory.states import per_param
 from gpu_advisor.models import resolve_method
 from gpu_advisor.workload import Workload, lora_target_names
@@ -63,52 +64,6 @@ def _torch(measured_with: str, run_date: str = "") -> str:
     return "1.13"
 
 
-_BACKBONE_TOKEN = re.compile(r"(?:^|-)(?:r2$|r\d{2,3}|x\d{2,3}|regnetx|hrnetv2p|swin|pvt|convnext|res2net|resnest|mobilenet|vgg|darknet|cspnext)")
-
-
-def _config_model(cfg: str) -> str | None:
-    """Method name written in an MMDetection config name: the tokens before the backbone, plus norm / conv / neck
-    variants ("detectors_htc-r50_1x_coco" -> "detectors-htc", "mask-rcnn_r50_fpn_gn-ws-all_2x_coco" -> "mask-rcnn-gn-ws",
-    "retinanet_r50_fpg_crop640_50e_coco" -> "retinanet-fpg")."""
-    # RF-Next (mmdet 2.x configs/rfnext): "rfnext_<mode>_<detector config>". search and fixed_multi_branch run every
-    # searched conv as 2 dilation branches ("<detector>-rfnext"); fixed_single_branch only sets the searched dilations
-    # and trains the plain detector.
-    rfnext = re.match(r"rfnext_(search|fixed_single_branch|fixed_multi_branch)_(.+)$", cfg.lower())
-    if rfnext:
-        detector = _config_model(rfnext.group(2))
-        return detector if not detector or rfnext.group(1) == "fixed_single_branch" else detector + "-rfnext"
-    parts = []
-    for token in cfg.lower().split("_"):
-        found = _BACKBONE_TOKEN.search(token)
-        if found:
-            if found.start():
-                parts.append(token[:found.start()])
-            break
-        parts.append(token)
-    else:
-        return None
-    if not parts:
-        return None
-    name = "-".join(parts)
-    if re.search(r"gn[-_]ws", cfg):
-        name += "-gn-ws"
-    elif re.search(r"gn-all", cfg):
-        name += "-gn"
-    if re.search(r"-sac[_-]", cfg):
-        name += "-sac"
-    # neck / module / recipe variants written after the backbone, as a user names them ("RetinaNet FPG",
-    # "Faster R-CNN empirical attention", "Mask R-CNN SyncBN-all", "Mask2Former VIS")
-    if re.search(r"[_-]fpg", cfg):
-        name += "-fpg-chn128" if "chn128" in cfg else "-fpg"
-    if re.search(r"[_-](?:attention|attn)[_-]?1111", cfg):
-        name += "-attention"
-    if "syncbn-all" in cfg:
-        name += "-syncbn-all"
-    if "youtubevis" in cfg:
-        name += "-vis"
-    return name
-
-
 def mmseg_rows(path: Path) -> list[Row]:
     rows = []
     for x in _read(path):
@@ -131,14 +86,12 @@ def _det_backbone(x: dict) -> str | None:
     if kind == "ResNeXt":
         found = re.search(r"(\d+x\d+d)", cfg)
         return f"X-{depth}-{found.group(1) if found else '32x4d'}"
-    found = re.search(r"(hrnetv2p[-_]w\d+|swin-[tsbl]|regnetx[-_][\d.]+[gm]f|pvt(?:v2)?-[a-z0-9]+|convnext-[tsbl])", cfg)
-    if found:
-        # Swin's attention window is part of the backbone ("swin-b-p4-w12-384": 12 x 12 windows, not 7 x 7)
-        window = re.search(r"swin-[tsbl]-p4-w(\d+)", cfg)
-        return found.group(1) + (f"-w{window.group(1)}" if window and window.group(1) != "7" else "")
-    size = re.search(r"(?:yolox|rtmdet(?:-ins)?)_(nano|tiny|s|m|l|x)_", cfg)
+    named = det_backbone_name(cfg)   # Swin's attention window is part of the backbone ("swin-b-p4-w12-384": "swin-b-w12")
+    if named:
+        return named
+    size = dense_size(cfg)
     if kind in ("CSPNeXt", "CSPDarknet") and size:   # YOLOX / RTMDet size from the config name (deepen/widen factors)
-        return f"{'cspnext' if kind == 'CSPNeXt' else 'cspdarknet'}-{size.group(1)}"
+        return f"{'cspnext' if kind == 'CSPNeXt' else 'cspdarknet'}-{size}"
     simple = {"RegNet": depth, "mmcls.ConvNeXt": f"convnext-{depth[:1]}", "Res2Net": f"res2net-{depth}",
               "Darknet": "darknet-53", "MobileNetV2": "m-v2", "SSDVGG": "vgg16", "CSPNeXt": "cspnext", "CSPDarknet": None,
               "PyramidVisionTransformer": "pvt-s", "PyramidVisionTransformerV2": "pvtv2-b2", "HRNet": "hrnet-w32"}
@@ -193,7 +146,7 @@ def mmdet_rows(path: Path) -> list[Row]:
                     pytorch_version=_torch(x["measured_with"], x["run_date"]))
         base.update(CONFIG_FIXES.get(x["config_name"], {}))
         cfg = x["config_name"] or x["config_name_2x"]   # 2.x name when the 3.x metafile has none
-        named = _config_model(cfg) if cfg else None
+        named = config_model(cfg) if cfg else None
         if x["measured_with"].startswith("detectron2"):
             # the CSV's measured_with column names the training code ("detectron2 (commit 185c27e, run by OpenMMLab)"):
             # its ResNet uses FrozenBatchNorm2d (Workload.framework, gpu_advisor.memory.arch)

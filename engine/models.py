@@ -284,7 +284,22 @@ def resolve_backbone(name: str) -> tuple[str, int | None] | None:
 
 
 def resolve_method(name: str) -> tuple[str, str | None] | None:
-    """Method key, plus a backbone key when the name carries one ('SegFormer-B5', 'Mask R-CNN R-50-FPN')."""
+    """Method key, plus a backbone key when the name carries one ('SegFormer-B5', 'Mask R-CNN R-50-FPN', or an
+    OpenMMLab config name: 'deeplabv3plus_r50-d8_4xb2-80k_cityscapes-512x1024', gpu_advisor.memory.confignames)."""
+    found = resolve_plain_method(name)
+    if found is not None:
+        return found
+    from gpu_advisor.memory.confignames import parse
+
+    cfg = parse(name)
+    if cfg is None or cfg.method is None:
+        return None
+    bb = resolve_backbone(cfg.backbone) if cfg.backbone else None
+    return cfg.method, bb[0] if bb else None
+
+
+def resolve_plain_method(name: str) -> tuple[str, str | None] | None:
+    """resolve_method without reading config names."""
     kb = knowledge()
     folded = norm(name)
     if folded in kb.method_index:
@@ -321,6 +336,10 @@ def suggestions(name: str, pool: str) -> list[str]:
     by_fold = {norm(s.display): s.display for s in specs.values()}
     by_fold.update({norm(a): a for s in specs.values() for a in s.aliases})
     close = difflib.get_close_matches(norm(name), list(by_fold), n=8, cutoff=0.5)
+    if not close and pool == "methods" and "_" in name:
+        # a config-like name ("deeplabv9_r50-d8_4xb2-80k_cityscapes-512x1024"): its method is the first token
+        close = difflib.get_close_matches(norm(name.replace("\\", "/").rsplit("/", 1)[-1].split("_")[0]),
+                                          list(by_fold), n=8, cutoff=0.5)
     out: list[str] = []
     for folded in close:
         if by_fold[folded] not in out:

@@ -71,10 +71,11 @@ def test_suspect_rows_are_few_named_and_explained(results: list[dict]) -> None:
 
 
 def test_config_model_names() -> None:
+    from gpu_advisor.memory.confignames import config_model as name
+
     module = sys.modules.get("memory_accuracy")
     if module is None:
         pytest.skip("bench module not loaded")
-    name = module._config_model
     assert name("detectors_htc-r50_1x_coco") == "detectors-htc"
     assert name("htc_r50-sac_1x_coco") == "htc-sac"
     assert name("mask-rcnn_x50-32x4d_fpn_gn-ws-all_2x_coco") == "mask-rcnn-gn-ws"

@@ -12,6 +12,8 @@ retried with the underlying architecture, e.g. "RetinaNet" for GHM, as memory_ac
 Rows with a `framework` value are sent a third time without it ("without framework column"): the held-out harness
 sends only the issue's keys, so Detectron2 must be recognised from the names alone. --no-framework drops the
 column from every pass.
+A fourth pass sends every MMDetection / MMSegmentation row with model = its config name and no backbone
+("config name as model"): the method, backbone and variants must come from the name alone.
 Prints coverage, median / p90 absolute % error of allocated_peak_gib vs measured, the share under-estimated by more
 than 15 %, every error (code + message), and every row with predicted/measured < 0.85 or > 1.5.
 
@@ -128,6 +130,16 @@ def run(rows: list[dict], cli: str | list[str] | None = None,
     return first, second
 
 
+def config_name_pass(rows: list[dict], cli: str | list[str] | None = None, framework: bool = True) -> list[dict]:
+    """Each row sent with model = its config name and no backbone (every other field as in to_workload)."""
+    work = []
+    for r in rows:
+        w = to_workload(r, r["config"], framework)
+        del w["backbone"]
+        work.append(w)
+    return [dict(x, method=row["config"], backbone="-") for x, row in zip(score(rows, estimate(work, cli)), rows)]
+
+
 def _print(label: str, results: list[dict]) -> None:
     s = summary(results)
     print(f"{label:<24} rows {s['rows']:>3}  answered {s['answered']:>3}  coverage {s['coverage']:5.1f} %  "
@@ -157,10 +169,20 @@ def main(argv: list[str] | None = None) -> int:
     if hinted and not args.no_framework:
         bare = run(hinted, args.cli, framework=False)[1]
         _print("  without framework column", bare)
+    # model = the config name (no backbone): what a user who copy-pastes the OpenMMLab config sends
+    mm = [i for i, r in enumerate(rows) if r["source_repo"].startswith("open-mmlab/")]
+    named = config_name_pass([rows[i] for i in mm], args.cli, framework=not args.no_framework)
+    _print("config name as model", named)
+    for repo in sorted({rows[i]["source_repo"] for i in mm}):
+        _print(f"  {repo.split('/')[1]}", [r for i, r in zip(mm, named) if rows[i]["source_repo"] == repo])
     print("\nerrors (as printed):")
     for r in first:
         if r["error"]:
             print(f"  {r['config']:<62} model={r['method']!r} backbone={r['backbone']!r}\n      {r['error'][:200]}")
+    print("\nerrors (config name as model):")
+    for r in named:
+        if r["error"]:
+            print(f"  {r['config']:<62}\n      {r['error'][:200]}")
     print("\nratio predicted/measured < 0.85 or > 1.5 (with arch fallback):")
     for r in second:
         if r["predicted"] is not None:

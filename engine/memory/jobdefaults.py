@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gpu_advisor.memory.confignames import parse as parse_config
 from gpu_advisor.models import knowledge
 from gpu_advisor.workload import Task, Workload
 
@@ -21,23 +22,53 @@ def _enum(value: object) -> object:
     return getattr(value, "value", value)
 
 
+def _config_implied(w: Workload) -> dict[str, tuple[object, str, str]]:
+    """Settings an OpenMMLab config name given as the model spells out (gpu_advisor.memory.confignames), each with
+    its assumption text (en, zh): batch per GPU from "NxbM", crop from "HxW" / "cropN", classes from the dataset
+    token, AMP from "amp" / "fp16"."""
+    cfg = parse_config(w.model) if w.model else None
+    if cfg is None:
+        return {}
+    src_en, src_zh = f"from the config name {cfg.name!r}", f"取自配置名 {cfg.name!r}"
+    out: dict[str, tuple[object, str, str]] = {}
+    if cfg.batch_per_gpu:
+        out["batch_size_per_gpu"] = (cfg.batch_per_gpu, f"{src_en} (images per GPU)", f"{src_zh}（每卡图像数）")
+    if cfg.input_size:
+        out["input_size"] = (cfg.input_size, f"{src_en} (crop)", f"{src_zh}（裁剪尺寸）")
+    classes = cfg.num_classes(w.task)
+    if classes:
+        out["num_classes"] = (classes, f"{src_en} (classes of {cfg.dataset})", f"{src_zh}（{cfg.dataset} 的类别数）")
+    if cfg.amp:
+        out["precision"] = ("fp16_amp", f"{src_en} (amp / fp16: mixed precision)", f"{src_zh}（amp / fp16：混合精度）")
+    return out
+
+
+def _cv_pick(r: Resolved, implied: dict, fld: str, given: object, default: object, en: str, zh: str) -> object:
+    if given is None and fld in implied:
+        value, en, zh = implied[fld]
+        return r.assume(fld, value, en, zh)
+    return _pick(r, fld, given, default, en, zh)
+
+
 def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     s, method, bb = r.settings, r.method, r.backbone
     assert method is not None and bb is not None
     why = defaults.get("why", "")
+    implied = _config_implied(w)
     size = list(method.default_input) if method.default_input else defaults.get("input_size", [512, 512])
-    s["input_size"] = tuple(_pick(r, "input_size", w.input_size, tuple(size), f"usual crop ({why})", f"常用裁剪尺寸（{why}）"))
-    s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 2),
-                                    "usual images per GPU for this task", "该任务每卡常用图像数")
+    s["input_size"] = tuple(_cv_pick(r, implied, "input_size", w.input_size, tuple(size), f"usual crop ({why})",  # type: ignore[arg-type]
+                                     f"常用裁剪尺寸（{why}）"))
+    s["batch_size_per_gpu"] = _cv_pick(r, implied, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 2),
+                                       "usual images per GPU for this task", "该任务每卡常用图像数")
     if method.family != "classification" or w.task == Task.image_classification:
-        s["num_classes"] = _pick(r, "num_classes", w.num_classes, defaults.get("num_classes", 19),
-                                 "the dataset's usual class count", "数据集常用类别数")
+        s["num_classes"] = _cv_pick(r, implied, "num_classes", w.num_classes, defaults.get("num_classes", 19),
+                                    "the dataset's usual class count", "数据集常用类别数")
     opt = "adamw" if bb.kind == "transformer" or method.family == "transformer_segmentation" else "sgd_momentum"
     if r.training:
         s["optimizer"] = _enum(_pick(r, "optimizer", w.optimizer, opt, "usual optimizer for this architecture",
                                      "该架构的常用优化器"))
-    s["precision"] = _enum(_pick(r, "precision", w.precision, "fp32", "fp32 training (MMSeg/MMDet default)",
-                                 "fp32 训练（MMSeg/MMDet 默认）"))
+    s["precision"] = _enum(_cv_pick(r, implied, "precision", w.precision, "fp32", "fp32 training (MMSeg/MMDet default)",
+                                    "fp32 训练（MMSeg/MMDet 默认）"))
     s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, False,
                                         "off for CV", "CV 任务默认关闭")
     if w.framework is not None:   # "detectron2": FrozenBatchNorm2d backbones (memory.cv, memory.arch)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_advisor.i18n import Note, note
+from gpu_advisor.memory.confignames import parse as parse_config
 from gpu_advisor.models import (BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone,
                                 resolve_method, resolve_transformer, unknown)
 from gpu_advisor.workload import Task, Workload
@@ -137,6 +138,11 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
         if found is None:
             raise unknown(w.backbone, "backbone", "backbones")
         bb_key, stride = found
+    elif (cfg := parse_config(w.model)) is not None and cfg.backbone and resolve_backbone(cfg.backbone):
+        # an OpenMMLab config name spells its backbone ("deeplabv3plus_r50-d8_...": R-50 at output stride 8)
+        bb_key, stride = resolve_backbone(cfg.backbone)  # type: ignore[misc]
+        r.assume("backbone", kb.backbones[bb_key].display, f"from the config name {cfg.name!r} ({cfg.backbone})",
+                 f"取自配置名 {cfg.name!r}（{cfg.backbone}）")
     else:
         bb_key = implied_bb or r.assume("backbone", method.backbone, f"usual backbone of {method.display}",
                                         f"{method.display} 的常用骨干网络")
