@@ -202,6 +202,10 @@ def llm_rows(path: Path) -> list[Row]:
             d.update(num_gpus=1, distributed="none")
         if "chunked cross entropy" in x["other_settings"].lower() or "all previous techniques" in x["other_settings"]:
             d["chunked_loss"] = True   # torchtune's cumulative table: "+ Chunked Cross Entropy" and every row after it
+        if "activation offloading" in x["other_settings"].lower() or "all previous techniques" in x["other_settings"]:
+            # torchtune's cumulative table: "+ Activation Offloading" and the rows after it; its LoRA / QLoRA rows use
+            # "all previous techniques except optimizer_in_bwd and AdamW8bit" (README "Optimization flags")
+            d["activation_offloading"] = True
         stat = "reserved" if "max_memory_reserved" in x["memory_metric"] else "allocated"
         rows.append(Row("llm", f"{x['source_id']} {x['model']} {x['method']} {x['other_settings'][:40]}",
                         float(x["peak_memory_gib"]), [d], stat))

@@ -183,6 +183,10 @@ class Workload(BaseModel):
     chunked_loss: bool | None = Field(None, description="Is the LLM's cross-entropy computed chunk by chunk "
                                       "(torchtune CEWithChunkedOutputLoss, Liger / Unsloth fused cross-entropy)? "
                                       "Default: no (the whole logits tensor is upcast to fp32 at once).")
+    activation_offloading: bool | None = Field(None, description="Are the activations saved for backward moved to "
+                                               "CPU memory during the forward (torchtune enable_activation_offloading, "
+                                               "Unsloth use_gradient_checkpointing='unsloth')? Only the layer being "
+                                               "computed keeps its tensors on the GPU. Default: no.")
     framework: Framework | None = Field(None, description="Training code. LLM fine-tune: transformers (HF "
                                         "Trainer, PEFT, TRL, LLaMA-Factory), litgpt, torchtune or other. It changes "
                                         "what QLoRA keeps: bitsandbytes 4-bit layers keep their inputs, torchtune's "

@@ -114,6 +114,16 @@ def test_chunked_loss_keeps_only_log_probs() -> None:
     assert chunked.breakdown["transient"] == pytest.approx(elements * 8 / 8 / GIB, rel=0.01)
 
 
+def test_activation_offloading_keeps_one_layer_on_gpu() -> None:
+    """Offloading moves the checkpointed layer inputs (h per token per layer) to CPU; the loss stays on the GPU."""
+    ckpt = estimate_memory(llm(finetune_method="lora"))
+    off = estimate_memory(llm(finetune_method="lora", activation_offloading=True))
+    assert ckpt.breakdown["activations"] - off.breakdown["activations"] == pytest.approx(32 * 2048 * 4096 * 2 / GIB, rel=0.01)
+    assert off.breakdown["transient"] == ckpt.breakdown["transient"]
+    plain = estimate_memory(llm(finetune_method="lora", gradient_checkpointing=False, activation_offloading=True))
+    assert plain.breakdown["activations"] == pytest.approx(off.breakdown["activations"], rel=0.01)
+
+
 def test_framework_changes_what_qlora_keeps() -> None:
     """torchtune's NF4 layers keep no input; litgpt carries the previous step's 4-bit inputs and a 4-bit lm_head."""
     kw = dict(model="llama-2-7b", finetune_method="qlora", lora_targets=["q", "v"], gradient_checkpointing=False,

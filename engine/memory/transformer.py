@@ -22,6 +22,9 @@ pytorch#64000). Start of backward: the log-probs' gradient and the logits' fp32 
 Chunked cross-entropy (Workload.chunked_loss; torchtune CEWithChunkedOutputLoss with 8 chunks): the recipe drops
 the 16-bit logits before backward (`del logits`) and each chunk's fp32 upcast is freed after its log-softmax, so
 only the fp32 log-probs stay (4 B per element) and the backward gradients live one chunk at a time (8 B / 8).
+Activation offloading (Workload.activation_offloading; torchtune enable_activation_offloading, Unsloth
+use_gradient_checkpointing="unsloth"): the layers' saved tensors (with checkpointing: the layer inputs) live in CPU
+memory; the GPU keeps one layer's activations and the loss's tensors.
 """
 
 from __future__ import annotations
@@ -123,7 +126,13 @@ def _activations(t: TransformerSpec, s: dict, tokens: int) -> tuple[float, float
     per_tok = _per_token_layer_values(t, s) * act_b
     if torch_at_most(s["pytorch_version"], 1, 13):
         per_tok += 5.0 * t.heads * s["seq_len"] * (act_b / 2.0)
-    if s.get("gradient_checkpointing"):
+    if s.get("activation_offloading"):
+        # torchtune OffloadActivations (training/_activation_offloading.py: a saved_tensors_hooks context around the
+        # model's forward) moves every saved tensor over 1 KiB to CPU and brings it back for its layer's backward;
+        # Unsloth's "unsloth" checkpointing moves each checkpointed layer input to CPU. What stays on the GPU is the
+        # layer being recomputed / back-propagated (the loss runs outside the model's forward and is not offloaded)
+        layers = tokens * per_tok
+    elif s.get("gradient_checkpointing"):
         layers = t.layers * tokens * t.hidden * act_b + tokens * per_tok
     else:
         layers = t.layers * tokens * per_tok
