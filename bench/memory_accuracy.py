@@ -206,6 +206,8 @@ def llm_rows(path: Path) -> list[Row]:
             # torchtune's cumulative table: "+ Activation Offloading" and the rows after it; its LoRA / QLoRA rows use
             # "all previous techniques except optimizer_in_bwd and AdamW8bit" (README "Optimization flags")
             d["activation_offloading"] = True
+        if "fsdp_cpu_offload=true" in x["other_settings"].lower():
+            d["cpu_offload"] = True   # torchtune llama3_1/70B_full: fsdp_cpu_offload (README: "CPU offload with fused optimizer")
         stat = "reserved" if "max_memory_reserved" in x["memory_metric"] else "allocated"
         rows.append(Row("llm", f"{x['source_id']} {x['model']} {x['method']} {x['other_settings'][:40]}",
                         float(x["peak_memory_gib"]), [d], stat))

@@ -187,6 +187,11 @@ class Workload(BaseModel):
                                                "CPU memory during the forward (torchtune enable_activation_offloading, "
                                                "Unsloth use_gradient_checkpointing='unsloth')? Only the layer being "
                                                "computed keeps its tensors on the GPU. Default: no.")
+    cpu_offload: bool | None = Field(None, description="Are the model states kept in CPU memory (torchtune "
+                                     "fsdp_cpu_offload / FSDP CPUOffload(offload_params=True), DeepSpeed offload_param "
+                                     "+ offload_optimizer)? The optimizer state (and fp32 master) then lives on the CPU; "
+                                     "with fsdp or zero3 the weight and gradient shards too, and the GPU holds the "
+                                     "layers being gathered. Default: no.")
     framework: Framework | None = Field(None, description="Training code. LLM fine-tune: transformers (HF "
                                         "Trainer, PEFT, TRL, LLaMA-Factory), litgpt, torchtune or other. It changes "
                                         "what QLoRA keeps: bitsandbytes 4-bit layers keep their inputs, torchtune's "

@@ -124,6 +124,18 @@ def test_activation_offloading_keeps_one_layer_on_gpu() -> None:
     assert plain.breakdown["activations"] == pytest.approx(off.breakdown["activations"], rel=0.01)
 
 
+def test_cpu_offload_moves_sharded_states_to_cpu() -> None:
+    """FSDP CPU offload: weight, gradient and optimizer shards on the CPU; the gathered layers stay on the GPU."""
+    kw = dict(model="Llama 3.1 70B", num_gpus=8, distributed="fsdp")
+    on_gpu = estimate_memory(llm(**kw))
+    off = estimate_memory(llm(cpu_offload=True, **kw))
+    for part in ("weights", "optimizer", "gradients"):
+        assert part not in off.breakdown
+    assert off.breakdown["framework_extras"] == on_gpu.breakdown["framework_extras"]
+    ddp = estimate_memory(llm(model="Llama 3.2 1B", num_gpus=2, distributed="ddp", cpu_offload=True))
+    assert "optimizer" not in ddp.breakdown and ddp.breakdown["weights"] > 0
+
+
 def test_framework_changes_what_qlora_keeps() -> None:
     """torchtune's NF4 layers keep no input; litgpt carries the previous step's 4-bit inputs and a 4-bit lm_head."""
     kw = dict(model="llama-2-7b", finetune_method="qlora", lora_targets=["q", "v"], gradient_checkpointing=False,

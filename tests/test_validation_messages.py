@@ -22,6 +22,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
     ({"task": "llm_finetune", "finetune_method": "full", "lora_targets": ["q_proj"]}, "lora_targets"),
     ({"task": "llm_finetune", "chunked_loss": "maybe"}, "chunked_loss"),
     ({"task": "llm_finetune", "activation_offloading": "maybe"}, "activation_offloading"),
+    ({"task": "llm_finetune", "cpu_offload": "maybe"}, "cpu_offload"),
     ({"task": "llm_finetune", "framework": "deepspeed-chat"}, "framework"),
     ({"task": "object_detection", "framework": "detectron-2"}, "framework"),
     ({"task": "llm_finetune", "finetune_method": "lora", "lora_targets": "q_proj"}, "lora_targets"),

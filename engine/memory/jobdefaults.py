@@ -105,6 +105,8 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
         s["chunked_loss"] = True
     if w.activation_offloading:
         s["activation_offloading"] = True
+    if w.cpu_offload:
+        s["cpu_offload"] = True
     if w.framework is not None:
         s["framework"] = _enum(w.framework)
     ckpt_default = bool(defaults.get("checkpointing", not enc))

@@ -67,6 +67,13 @@ def model_states(params: float, trainable: float, frozen_bytes_per_param: float 
     if dist in SHARD_WEIGHTS and n > 1:
         weights = weights / n
         gathered = 2.0 * layer_params * (frozen_bytes_per_param or w_t)
+    if s.get("cpu_offload"):
+        # FSDP CPUOffload(offload_params=True) (torchtune fsdp_cpu_offload) keeps the parameter and gradient shards in
+        # CPU memory and runs the optimizer step there; DeepSpeed offload_optimizer moves optimizer state + fp32 master,
+        # offload_param (ZeRO-3) the parameter shards. The gathered layers in flight stay on the GPU.
+        optim, mast = 0.0, 0.0
+        if dist in SHARD_WEIGHTS:
+            weights, grads = 0.0, 0.0
     buckets = trainable * g if dist == "ddp" and n > 1 else 0.0
     return StateBytes(weights, grads, optim, mast, buckets, gathered)
 
