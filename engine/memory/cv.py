@@ -112,6 +112,12 @@ FC_HEAD_POOL_SIDE = 7
 D2_SEM_LOSS_STRIDE = 1
 
 
+# Detectron2 CascadeROIHeads.forward (detectron2/modeling/roi_heads/cascade_rcnn.py): training runs the 3 box stages,
+# then `self._forward_mask(features, proposals)` once, on the stage-0 sampled proposals: one mask head and one set of
+# mask logits, where MMDetection's CascadeRoIHead trains a mask head per stage (method.mask_stages).
+D2_CASCADE_MASK_HEADS = 1
+
+
 def max_gt_per_image(classes: int) -> int:
     """Largest number of annotated boxes in one training image (the peak is the max over a run).
 
@@ -335,13 +341,18 @@ def cv_parts(r: Resolved) -> CvParts:
     bn_only = (not torch_at_most(s["pytorch_version"], 1, 5) and r.backbone.kind == "cnn" and method.norm == "bn" and not method.gn_px and not method.attention
                and not any(str(row[3]) in LN_BLOCKS for row in r.backbone.stages))
     per_px = values * 4.0 * ((AMP_ACT_FACTOR_BN if bn_only else AMP_ACT_FACTOR) if amp else 1.0) + attn * attn_bytes
-    per_image = (method.per_image_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
+    mask_rois = method.mask_logit_rois
+    roi_mb = method.per_image_mb
+    if s.get("framework") == "detectron2" and method.mask_stages > D2_CASCADE_MASK_HEADS:
+        roi_mb -= (method.mask_stages - D2_CASCADE_MASK_HEADS) * method.mask_head_mb
+        mask_rois *= D2_CASCADE_MASK_HEADS / method.mask_stages
+    per_image = (roi_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
     if method.rf_search_branches and r.training:
         branch_bytes = 2.0 if amp else 4.0
         searched = bb_scale * search_conv_values(r.backbone, method.backbone_output_stride or r.output_stride, frozen)
         per_px += method.rf_search_branches * (searched + method.conv3_px) * branch_bytes
         per_image += method.rf_search_branches * method.conv3_roi_mb * 2**20 * branch_bytes / 4.0
-    per_image += method.mask_logit_rois * classes * method.mask_logit_side**2 * MASK_LOGIT_COPIES * 4.0
+    per_image += mask_rois * classes * method.mask_logit_side**2 * MASK_LOGIT_COPIES * 4.0
     roi_flops = 0.0
     if method.roi_stage_rois:
         # C4: the backbone's last stage runs per sampled RoI on 14 x 14 pooled res4 features (arch.roi_stage), saved
