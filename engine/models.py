@@ -91,6 +91,10 @@ class MethodSpec(BaseModel):
     cls_score_copies: float | None = None # values kept per anchor x class (None: cv.CLS_SCORE_COPIES; FreeAnchor 6)
     mask_logit_rois: float = 0.0          # positive RoIs per image whose C x side x side mask logits are kept
     mask_logit_side: int = 28             # mask logit resolution (FCNMaskHead / FPN heads 28; C4 heads 14)
+    # mask heads trained per step (mmdet CascadeRoIHead: one per stage) and one head's MiB per image within
+    # per_image_mb; Detectron2's CascadeROIHeads trains a single mask head (engine/memory/cv.py D2_CASCADE_MASK_HEADS)
+    mask_stages: int = 1
+    mask_head_mb: float = 0.0
     assign_px: float = 0.0                # anchor (or prior) x GT pairs per input pixel per GT box
     assign_cls: float = 0.0               # extra fp32 values per pair per class (classification cost of OTA-style assigners)
     pair_loss_bytes: float = 0.0          # loss tensors over all (point x GT) pairs kept for backward (AutoAssign), B per pair

@@ -18,7 +18,8 @@ AMP_ACT_FACTOR = 0.6     # autocast: conv/matmul outputs 16-bit, LN/GN/softmax/l
 # autocast to float32"). conv-BN-ReLU saves its BN input and ReLU output at 2 B each: half of fp32. Losses are counted
 # apart (fp32). Before autocast the factor depends on the codebase: mmcv's fp16 mode (mmcv/runner/fp16_utils.py
 # patch_norm_fp32) casts BN inputs to fp32 only on PyTorch < 1.3 (0.5 otherwise), MMDetection 1.x's copy
-# (mmdet/core/fp16/hooks.py) always did (fp32 BN input + fp16 ReLU output = 0.75): those runs keep AMP_ACT_FACTOR.
+# (mmdet/core/fp16/hooks.py) always did (fp32 BN input + fp16 ReLU output = 0.75): pre-autocast detection runs keep
+# AMP_ACT_FACTOR; pre-autocast MMSeg runs (mmcv's path) take AMP_ACT_FACTOR_BN (cv_parts mmcv_fp16).
 AMP_ACT_FACTOR_BN = 0.5
 LN_BLOCKS = ("convnext", "vit", "swin", "mit", "poolformer", "mscan")   # blocks with LayerNorm / GroupNorm inside
 CKPT_BACKBONE_FACTOR = 0.3   # checkpointing keeps block inputs (~1 of 4-20 saved tensors per block) + one block
@@ -110,6 +111,12 @@ FC_HEAD_POOL_SIDE = 7
 # stride-4 logits by COMMON_STRIDE (F.interpolate scale_factor 4) and takes the loss at full resolution
 # (detectron2/modeling/meta_arch/semantic_seg.py); MMDetection's PanopticFPNHead rescales the target to 1/4.
 D2_SEM_LOSS_STRIDE = 1
+
+
+# Detectron2 CascadeROIHeads.forward (detectron2/modeling/roi_heads/cascade_rcnn.py): training runs the 3 box stages,
+# then `self._forward_mask(features, proposals)` once, on the stage-0 sampled proposals: one mask head and one set of
+# mask logits, where MMDetection's CascadeRoIHead trains a mask head per stage (method.mask_stages).
+D2_CASCADE_MASK_HEADS = 1
 
 
 def max_gt_per_image(classes: int) -> int:
@@ -332,16 +339,26 @@ def cv_parts(r: Resolved) -> CvParts:
     calib = _calibration(r)
     dense = dense_head_values(method, classes, s.get("framework"))
     values += dense
-    bn_only = (not torch_at_most(s["pytorch_version"], 1, 5) and r.backbone.kind == "cnn" and method.norm == "bn" and not method.gn_px and not method.attention
+    # AMP before autocast (PyTorch <= 1.5): MMSegmentation, built on mmcv from its first release, trains fp16 through
+    # mmcv's wrap_fp16_model (model.half() + patch_norm_fp32: BN weights fp32, inputs left fp16 on PyTorch >= 1.3), so
+    # its BN networks keep 16-bit activations as under autocast; MMDetection 1.x's own copy cast BN inputs to fp32.
+    mmcv_fp16 = method.family in SEG_FAMILIES and not torch_at_most(s["pytorch_version"], 1, 2)
+    bn_only = ((mmcv_fp16 or not torch_at_most(s["pytorch_version"], 1, 5)) and r.backbone.kind == "cnn"
+               and method.norm == "bn" and not method.gn_px and not method.attention
                and not any(str(row[3]) in LN_BLOCKS for row in r.backbone.stages))
     per_px = values * 4.0 * ((AMP_ACT_FACTOR_BN if bn_only else AMP_ACT_FACTOR) if amp else 1.0) + attn * attn_bytes
-    per_image = (method.per_image_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
+    mask_rois = method.mask_logit_rois
+    roi_mb = method.per_image_mb
+    if s.get("framework") == "detectron2" and method.mask_stages > D2_CASCADE_MASK_HEADS:
+        roi_mb -= (method.mask_stages - D2_CASCADE_MASK_HEADS) * method.mask_head_mb
+        mask_rois *= D2_CASCADE_MASK_HEADS / method.mask_stages
+    per_image = (roi_mb + method.gn_roi_mb * (1.0 + old_gn)) * 2**20
     if method.rf_search_branches and r.training:
         branch_bytes = 2.0 if amp else 4.0
         searched = bb_scale * search_conv_values(r.backbone, method.backbone_output_stride or r.output_stride, frozen)
         per_px += method.rf_search_branches * (searched + method.conv3_px) * branch_bytes
         per_image += method.rf_search_branches * method.conv3_roi_mb * 2**20 * branch_bytes / 4.0
-    per_image += method.mask_logit_rois * classes * method.mask_logit_side**2 * MASK_LOGIT_COPIES * 4.0
+    per_image += mask_rois * classes * method.mask_logit_side**2 * MASK_LOGIT_COPIES * 4.0
     roi_flops = 0.0
     if method.roi_stage_rois:
         # C4: the backbone's last stage runs per sampled RoI on 14 x 14 pooled res4 features (arch.roi_stage), saved
