@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from gpu_advisor.planner import Candidate, Plan
 from gpu_advisor.recommendation import HostNeeds, Item, Option, Recommendation, TraceEntry
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.rules.loader import PLACEHOLDER
+from gpu_advisor.rules.schema import Rule
 
 if TYPE_CHECKING:
     from gpu_advisor.advisor import Knowledge
@@ -127,13 +129,43 @@ def _choices(kb: Knowledge, firings: list[Firing]) -> dict[str, Any]:
     return {key: value for key, (_, value) in sorted(best.items())}
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """What one rule adds to an answer apart from the facts, prepared once per rule base (not once per firing)."""
+
+    rule: Rule
+    why_fixed: bool        # the why text has no placeholder: used as it is
+    item: Item | None      # the advice item when its text has no placeholder
+    asserted: tuple[str, ...]
+
+
+def _fixed(text: Text) -> bool:
+    return len(_pieces(text.zh)) == 1 and len(_pieces(text.en)) == 1
+
+
+def _prepare(rule: Rule) -> _Prepared:
+    advice, section = rule.then.advice, rule.then.section
+    item = Item(section=section, rule_id=rule.id, text=advice) if advice is not None and section is not None \
+        and _fixed(advice) else None
+    return _Prepared(rule, _fixed(rule.why), item, tuple(rule.then.assert_))
+
+
+def _prepared(kb: Knowledge) -> dict[str, _Prepared]:
+    return kb.rules.derived("assemble_prepared", lambda: {r.id: _prepare(r) for r in kb.rules.rules})
+
+
 def _trace(kb: Knowledge, firings: list[Firing], facts: dict[str, Any]) -> tuple[list[TraceEntry], list[Item]]:
     trace, items = [], []
+    prepared = _prepared(kb)
     for f in firings:
-        rule = kb.rules.by_id(f.rule_id)
-        trace.append(TraceEntry(rule_id=rule.id, title=rule.title, why=_text(rule.why, facts), matched=f.matched,
-                                derived=list(f.derived), asserted=list(rule.then.assert_), sources=rule.sources))
-        if rule.then.advice is not None and rule.then.section is not None:
+        p = prepared[f.rule_id]
+        rule = p.rule
+        why = rule.why if p.why_fixed else _text(rule.why, facts)
+        trace.append(TraceEntry(rule_id=rule.id, title=rule.title, why=why, matched=f.matched,
+                                derived=list(f.derived), asserted=list(p.asserted), sources=rule.sources))
+        if p.item is not None:
+            items.append(p.item)
+        elif rule.then.advice is not None and rule.then.section is not None:
             items.append(Item(section=rule.then.section, rule_id=rule.id, text=_text(rule.then.advice, facts)))
     return trace, items
 

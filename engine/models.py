@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from gpu_advisor.errors import KnowledgeError, UnknownModelError
 
@@ -181,6 +181,14 @@ class Knowledge(BaseModel):
     method_index: dict[str, str]
     backbone_index: dict[str, str]
     transformer_index: dict[str, str]
+    _derived: dict[Any, Any] = PrivateAttr(default_factory=dict)
+
+    def derived(self, key: Any, build: Any) -> Any:
+        """``build()``, computed once per knowledge object and key: for tables derived from these frozen specs."""
+        value = self._derived.get(key)
+        if value is None:
+            value = self._derived[key] = build()
+        return value
 
 
 def norm(name: str) -> str:

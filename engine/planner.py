@@ -95,16 +95,27 @@ def _usable(t: InstanceType, training: bool) -> bool:
     return not training or "training" in t.intended_use_tags or "inference" in t.intended_use_tags
 
 
-def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, list[InstanceType]]:
-    """The instance types the planner may use, grouped by GPU id, in catalog order (once per catalog)."""
-    def build() -> dict[str, list[InstanceType]]:
+def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, tuple[list[InstanceType], int]]:
+    """The instance types the planner may use, grouped by GPU id in catalog order, with the most GPUs one of them
+    carries (once per catalog)."""
+    def build() -> dict[str, tuple[list[InstanceType], int]]:
         out: dict[str, list[InstanceType]] = {}
         for t in catalog.instance_types.values():
             if _usable(t, training):
                 out.setdefault(t.gpu_id, []).append(t)
-        return out
+        return {gpu_id: (types, max(int(t.gpu_count) for t in types)) for gpu_id, types in out.items()}
 
     return catalog.derived(("planner_usable_types", training), build)
+
+
+def _prices(catalog: Catalog, region: str) -> dict[str, Price]:
+    """The GPU instance types' prices in ``region`` by type (once per catalog and priced region: a plan looks up
+    about 12). A region without prices (any string of the right form) gets no table of its own."""
+    region = catalog.resolve_region(region)
+    if region not in catalog.derived("planner_price_regions", lambda: frozenset(catalog.regions())):
+        return {}
+    return catalog.derived(("planner_prices", region), lambda: {
+        t.type: price for t in catalog.instance_types.values() if (price := catalog.price(t.type, region)) is not None})
 
 
 def _steps(w: Workload, gpu: GPU, max_per_node: int) -> list[Step]:
@@ -166,9 +177,8 @@ def _layout(total: int, max_per_node: int) -> tuple[int, int]:
     return -(-total // per_node), per_node
 
 
-def _candidates_for(catalog: Catalog, w: Workload, gpu: GPU, types: list[InstanceType],
-                    variant: Variant, estimate: MemoryEstimate, region: str, hosts: dict) -> list[Candidate]:
-    max_per_node = max(int(t.gpu_count) for t in types)
+def _candidates_for(w: Workload, gpu: GPU, types: list[InstanceType], max_per_node: int, variant: Variant,
+                    estimate: MemoryEstimate, prices: dict[str, Price], hosts: dict) -> list[Candidate]:
     nodes, per_node = _layout(variant.gpus, max_per_node)
     key = (variant.workload, per_node)
     if key not in hosts:
@@ -180,7 +190,7 @@ def _candidates_for(catalog: Catalog, w: Workload, gpu: GPU, types: list[Instanc
             continue
         if nodes > 1 and (t.rdma == "none" or "training" not in t.intended_use_tags):
             continue  # multi-node training needs RDMA and a family Alibaba positions for training
-        price = catalog.price(t.type, region)
+        price = prices.get(t.type)
         cand = Candidate(gpu, t, variant, estimate, nodes, per_node, host.vcpu, host.ram_gib, host.formula, price)
         if t.vcpu < host.vcpu:
             cand.shortfalls.append(Text(en=f"{t.vcpu} vCPU < {host.vcpu} needed by the data pipeline",
@@ -213,15 +223,15 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
     hosts = {} if hosts is None else hosts
     chains = Chains()
     usable = _usable_types_by_gpu(catalog, training)
+    prices = _prices(catalog, region)
     for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
-        types = usable.get(gpu.id)
+        types, max_per_node = usable.get(gpu.id, ((), 0))
         if not types or not gpu.memory_gb:
             continue
         unsupported = _precision_gap(w, gpu)
         if unsupported is not None:
             rejected.append(Rejection(gpu, unsupported))
             continue
-        max_per_node = max(int(t.gpu_count) for t in types)
         found = _first_fit(w, gpu, max_per_node, memo, chains)
         if found is None:
             rejected.append(Rejection(gpu, Text(
@@ -229,7 +239,7 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                 zh=f"即使采取全部显存优化措施仍放不下（每卡 {gpu.memory_gb:g} GB）")))
             continue
         variant, estimate = found
-        cands = _candidates_for(catalog, w, gpu, types, variant, estimate, region, hosts)
+        cands = _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
         if not cands:
             rejected.append(Rejection(gpu, Text(
                 en="needs several instances, but no type of this GPU has RDMA and is positioned for training",

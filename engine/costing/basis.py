@@ -26,7 +26,8 @@ SRC_TF32 = ("PyTorch docs, CUDA semantics, 'TensorFloat-32 (TF32) on Ampere (and
             "use TF32 by default, matmuls do not (torch.backends.cuda.matmul.allow_tf32=False since 1.12)")
 
 
-@dataclass(frozen=True)
+# Utilisation and Scaling are named constants: identity is their equality, and a cheap key for the notes cached on them.
+@dataclass(frozen=True, eq=False)
 class Utilisation:
     low: float
     high: float
@@ -63,7 +64,7 @@ UTILISATION: dict[str, Utilisation] = {
 DEFAULT_UTILISATION = _CNN
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Scaling:
     low: float
     high: float

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.costing import basis
@@ -10,16 +11,27 @@ from gpu_advisor.costing.timing import scaling_for, utilisation_for
 from gpu_advisor.i18n import Note, Text, note
 
 
+# The notes below depend on a few constants only (family, utilisation band, scaling band, storage kind), not on the
+# option: each is built once and shared (the models are frozen), instead of once per option of every answer.
+
 def utilisation_note(candidate: Any) -> tuple[Note, tuple[str, ...]]:
     family = candidate.estimate.profile.family
-    util = utilisation_for(family, candidate.variant.workload)
+    return _utilisation_note(family, utilisation_for(family, candidate.variant.workload))
+
+
+@lru_cache(maxsize=64)
+def _utilisation_note(family: str, util: basis.Utilisation) -> tuple[Note, tuple[str, ...]]:
     text_en = f"Utilisation (executed FLOPs incl. recompute / dense peak) for {family}: {util.low:.0%}-{util.high:.0%} of dense peak; {util.why.en}."
     text_zh = f"{family} 的算力利用率（实际执行 FLOPs（含重计算）÷ 稠密峰值）：稠密峰值的 {util.low:.0%}–{util.high:.0%}；{util.why.zh}。"
     return note(f"time_mfu_{family}", text_en, text_zh, "utilisation", [util.low, util.high]), util.sources
 
 
 def scaling_note(candidate: Any) -> tuple[Note, tuple[str, ...]]:
-    scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
+    return _scaling_note(scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus))
+
+
+@lru_cache(maxsize=16)
+def _scaling_note(scale: basis.Scaling) -> tuple[Note, tuple[str, ...]]:
     code = f"time_scaling_{scale.low:g}_{scale.high:g}"
     return note(code, f"Scaling: {scale.why.en}.", f"扩展效率：{scale.why.zh}。", "scaling",
                 [scale.low, scale.high]), scale.sources
@@ -38,7 +50,12 @@ def price_note(options: list[CostOption]) -> Note | None:
 
 
 def base_notes() -> list[Note]:
-    return [
+    return list(_base_notes())
+
+
+@lru_cache(maxsize=1)
+def _base_notes() -> tuple[Note, ...]:
+    return (
         note("time_compute", "Time = training FLOPs per sample (memory estimator) x samples x epochs (x 4/3 with "
              "activation checkpointing) / (dense peak x utilisation x GPUs x scaling efficiency); the data pipeline "
              "is assumed to keep the GPUs busy.",
@@ -53,29 +70,30 @@ def base_notes() -> list[Note]:
              "commitment used 24x7.",
              f"节省计划按假设折扣 {basis.SAVINGS_DISCOUNT_LOW:.0%}–{basis.SAVINGS_DISCOUNT_HIGH:.0%} 计算：76 % 是阿里云公布的"
              "上限；目录中没有 GPU 规格族的费率。回本月数 = 12 × (1 − 折扣)（1 年期承诺、24×7 使用）。", "savings_plan", None),
-    ]
+    )
 
 
 def storage_lines(job: Any, catalog: Any, nodes: int) -> list[StorageLine]:
     w = job.workload
     essd = catalog.storage.get("essd")
     size = float(w.dataset_size_gb) if w.dataset_size_gb is not None else None
-    no_price = Text(en="ESSD capacity prices are not in the catalog: no price is given",
-                    zh="目录中没有 ESSD 容量价格：不给出价格")
-    lines = [StorageLine(
-        item=Text(en="ESSD cloud disk for the dataset and checkpoints (PL1 or AutoPL)",
-                  zh="存放数据集与检查点的 ESSD 云盘（PL1 或 AutoPL）"),
-        size_gib=size, note=no_price if size is not None else Text(
-            en=f"{no_price.en}; dataset size not given", zh=f"{no_price.zh}；未给出数据集大小"),
-        source=essd.source if essd else None)]
+    lines = [StorageLine(item=_ESSD, size_gib=size, note=_ESSD_NO_PRICE if size is not None else _ESSD_NO_SIZE,
+                         source=essd.source if essd else None)]
     if nodes > 1:
         cpfs = catalog.storage.get("cpfs_general_purpose")
-        lines.append(StorageLine(
-            item=Text(en="shared file system (CPFS or NAS) so every instance reads the same data",
-                      zh="共享文件系统（CPFS 或 NAS），供各实例读取同一份数据"),
-            size_gib=size, note=Text(en="CPFS/NAS prices are not in the catalog", zh="目录中没有 CPFS/NAS 价格"),
-            source=cpfs.source if cpfs else None))
+        lines.append(StorageLine(item=_SHARED_FS, size_gib=size, note=_SHARED_FS_NO_PRICE,
+                                 source=cpfs.source if cpfs else None))
     return lines
+
+
+_ESSD = Text(en="ESSD cloud disk for the dataset and checkpoints (PL1 or AutoPL)",
+             zh="存放数据集与检查点的 ESSD 云盘（PL1 或 AutoPL）")
+_ESSD_NO_PRICE = Text(en="ESSD capacity prices are not in the catalog: no price is given",
+                      zh="目录中没有 ESSD 容量价格：不给出价格")
+_ESSD_NO_SIZE = Text(en=f"{_ESSD_NO_PRICE.en}; dataset size not given", zh=f"{_ESSD_NO_PRICE.zh}；未给出数据集大小")
+_SHARED_FS = Text(en="shared file system (CPFS or NAS) so every instance reads the same data",
+                  zh="共享文件系统（CPFS 或 NAS），供各实例读取同一份数据")
+_SHARED_FS_NO_PRICE = Text(en="CPFS/NAS prices are not in the catalog", zh="目录中没有 CPFS/NAS 价格")
 
 
 def dedupe(notes: list[Note]) -> list[Note]:

@@ -165,9 +165,7 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
     cheapest, fastest, recommended = _pick(options, keys)
     by_name = {o.instance_type: o for o in options}
     options.sort(key=lambda o: keys[id(o)])
-    marked = [o.model_copy(update={"marks": [m for m, n in (("cheapest", cheapest), ("fastest", fastest),
-                                                            ("recommended", recommended)) if n == o.instance_type]})
-              for o in options]
+    marked = [_marked(o, cheapest, fastest, recommended) for o in options]
     notes, sources = _notes(cands, marked)
     priced = next((o for o in options if o.currency), None)
     return CostReport(
@@ -180,6 +178,13 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
         relax=[] if recommended else _relax(options, job),
         storage=N.storage_lines(job, catalog, max(c.nodes for c in cands)),
         assumptions=notes, sources=sources + _lever_sources(catalog))
+
+
+def _marked(o: CostOption, cheapest: str | None, fastest: str | None, recommended: str | None) -> CostOption:
+    """The option with its marks; most options have none and are kept as they are (marks default to [])."""
+    marks = [m for m, n in (("cheapest", cheapest), ("fastest", fastest), ("recommended", recommended))
+             if n == o.instance_type]
+    return o.model_copy(update={"marks": marks}) if marks else o
 
 
 def _notes(cands: list[Candidate], options: list[CostOption]) -> tuple[list, list[str]]:

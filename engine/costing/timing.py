@@ -8,6 +8,7 @@ The low end uses the high utilisation, scaling and peak, the high end the low on
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.costing import basis
@@ -77,6 +78,16 @@ def _missing(en: str, zh: str, **kwargs: Any) -> TimeEstimate:
     return TimeEstimate(missing=Text(en=en, zh=zh), **kwargs)
 
 
+_SERVING = _missing("serving runs continuously: no job time; costs are per month of operation",
+                    "在线服务持续运行：无作业时长；费用按每月运行计")  # frozen: shared by every serving option
+
+
+@lru_cache(maxsize=64)
+def _band(low: float, high: float) -> Range:
+    """The Range of an assumed utilisation or scaling band (a handful of constants in basis.py)."""
+    return Range(low=low, high=high)
+
+
 def _job_size(job: Any) -> tuple[float | None, float, list[Note]]:
     w = job.workload
     if w.epochs is not None:
@@ -90,8 +101,7 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     """The wall-clock and GPU-hour range of one option, or what is missing to compute it."""
     w = candidate.variant.workload
     if getattr(job.workload.task, "value", job.workload.task) == "inference":
-        return _missing("serving runs continuously: no job time; costs are per month of operation",
-                        "在线服务持续运行：无作业时长；费用按每月运行计")
+        return _SERVING
     samples, epochs, notes = _job_size(job)
     precision = _value(w.precision, "fp32")
     if samples is None:
@@ -114,6 +124,6 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     slowest = flops / (peak.low * 1e12 * util.low * gpus * scale.low) / 3600
     wall = Range(low=fastest, high=slowest)
     return TimeEstimate(total_pflop=flops / 1e15, precision=precision, peak_tflops=peak,
-                        utilisation=Range(low=util.low, high=util.high),
-                        scaling=Range(low=scale.low, high=scale.high), recompute_factor=recompute,
+                        utilisation=_band(util.low, util.high),
+                        scaling=_band(scale.low, scale.high), recompute_factor=recompute,
                         gpu_hours=wall.scale(gpus), wall_hours=wall, notes=notes + peak_notes + lora_notes)

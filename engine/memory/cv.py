@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
-from gpu_advisor.memory.arch import (attention_values, backbone_coefficients, head_channels, head_coefficients,
-                                     head_params, last_stage_out_channels, last_stage_params, roi_stage, search_conv_values)
+from gpu_advisor.memory.arch import (CvCoefficients, attention_values, backbone_coefficients, head_channels,
+                                     head_coefficients, head_params, last_stage_out_channels, last_stage_params, roi_stage, search_conv_values)
 from gpu_advisor.memory.settings import Resolved
 from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
 from gpu_advisor.models import knowledge
@@ -284,10 +285,21 @@ def _calibration(r: Resolved) -> float:
     return cal.get("transformer" if r.backbone.kind == "transformer" else "cnn", 1.0)
 
 
+def _coefficients(r: Resolved, key: tuple[Any, ...], build: Callable[[], CvCoefficients]) -> CvCoefficients:
+    """Coefficients of the knowledge base's own method and backbone specs, computed once per knowledge object and
+    key (the planner's variants of a job, and later jobs, use the same backbone at the same stride)."""
+    kb = knowledge()
+    assert r.method and r.backbone
+    if kb.backbones.get(r.backbone.key) is not r.backbone or kb.methods.get(r.method.key) is not r.method:
+        return build()  # a spec from elsewhere (tests): not keyed by name
+    return kb.derived(key, build)
+
+
 def _flops(r: Resolved, bb_flops_px: float, pixels: int, bb_scale: float = 1.0) -> float:
     """Forward FLOPs of one image: published backbone GFLOPs at 224^2 scaled by pixels and dilation."""
     assert r.method and r.backbone
-    plain = backbone_coefficients(r.backbone, 32, False).flops_per_pixel
+    plain = _coefficients(r, ("backbone_coefficients", r.backbone.key, 32, False, False, None),
+                          lambda: backbone_coefficients(r.backbone, 32, False)).flops_per_pixel
     dilation = bb_flops_px / plain if plain > 0 else 1.0
     backbone = r.backbone.gflops_224 * 1e9 * pixels * bb_scale / (224 * 224) * dilation
     head = 2.0 * head_params(r.method, r.backbone) * pixels / max(r.output_stride or 32, 4) ** 2 * 4
@@ -312,9 +324,11 @@ def cv_parts(r: Resolved) -> CvParts:
     # recipes train real norms. Without the hint nothing changes.
     frozen_bn = (s.get("framework") == "detectron2" and r.training and resnet_like and method.norm == "bn"
                  and method.frozen_stem)
-    bb = backbone_coefficients(r.backbone, method.backbone_output_stride or r.output_stride, frozen, frozen_bn,
-                               method.backbone_stages)
-    head = head_coefficients(method, r.backbone, r.output_stride)
+    stride = method.backbone_output_stride or r.output_stride
+    bb = _coefficients(r, ("backbone_coefficients", r.backbone.key, stride, frozen, frozen_bn, method.backbone_stages),
+                       lambda: backbone_coefficients(r.backbone, stride, frozen, frozen_bn, method.backbone_stages))
+    head = _coefficients(r, ("head_coefficients", method.key, r.backbone.key, r.output_stride),
+                         lambda: head_coefficients(method, r.backbone, r.output_stride))
     bb_values = bb_scale * bb.linear_values * (CKPT_BACKBONE_FACTOR if s["gradient_checkpointing"] else 1.0)
     old_gn = 1.0 if torch_at_most(s["pytorch_version"], 1, 5) else 0.0   # extra tensor per composite GroupNorm
     if method.norm != "bn" and resnet_like:

@@ -132,6 +132,8 @@ class DurableEngine:
         self._name = f"gpu_advisor_{next(self._counter)}"
         self._lock = threading.Lock()
         self._asserts = {rid: tuple(dict.fromkeys(r.then.assert_)) for rid, r in self.rules.items()}
+        # per rule, once: the facts a firing reports and the derived facts it required
+        self._shapes = {rid: (tuple(r.fields()), tuple(r.when.derived)) for rid, r in self.rules.items()}
         actions: dict[str, Callable[[Any], None]] = {rid: _not_dispatched for rid in self.rules}
         actions["__sink__"] = _not_dispatched
         try:
@@ -147,7 +149,8 @@ class DurableEngine:
             return
         try:
             run.seen.add(rule_id)
-            run.fired.append(_firing(rule, run.facts))
+            names, derived = self._shapes[rule_id]
+            run.fired.append(Firing(rule_id, {name: run.facts[name] for name in names}, derived))
             for name in self._asserts[rule_id]:
                 if name not in run.asserted:
                     run.asserted.add(name)

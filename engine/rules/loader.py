@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import yaml
 from pydantic import ValidationError
@@ -31,6 +31,14 @@ PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 class RuleBase:
     rules: tuple[Rule, ...]
     files: tuple[str, ...]
+    _derived: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    def derived(self, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()``, computed once per rule base and key: for tables other modules derive from these rules."""
+        value = self._derived.get(key)
+        if value is None:
+            value = self._derived[key] = build()
+        return value
 
     @cached_property
     def _index(self) -> dict[str, Rule]:
