@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from gpu_advisor.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError
 
 OVERRIDE_ENV = "GPU_ADVISOR_CATALOG_OVERRIDE"
@@ -280,7 +281,7 @@ def is_mainland(region: str) -> bool:
     return region == "mainland" or (region.startswith("cn-") and region != "cn-hongkong")
 
 
-class Catalog(BaseModel):
+class Catalog(DerivedCache, BaseModel):
     model_config = ConfigDict(frozen=True)
     gpus: dict[str, GPU]
     families: dict[str, Family]
@@ -302,12 +303,6 @@ class Catalog(BaseModel):
     def model_post_init(self, __context: Any) -> None:
         self._price_index.update({(p.type, p.region): p for p in self.prices})
 
-    def derived(self, key: Any, build: Any) -> Any:
-        """``build()``, computed once per catalog and key: for tables other modules derive from this frozen catalog."""
-        value = self._derived.get(key)
-        if value is None:
-            value = self._derived[key] = build()
-        return value
 
     # -- instance types ------------------------------------------------------------------------------------
     def instance(self, type_name: str) -> InstanceType | None:

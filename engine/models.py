@@ -16,6 +16,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from gpu_advisor.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError, UnknownModelError
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
@@ -169,7 +170,7 @@ class TransformerSpec(BaseModel):
     aliases: list[str] = []
 
 
-class Knowledge(BaseModel):
+class Knowledge(DerivedCache, BaseModel):
     model_config = ConfigDict(frozen=True)
     backbones: dict[str, BackboneSpec]
     methods: dict[str, MethodSpec]
@@ -183,12 +184,6 @@ class Knowledge(BaseModel):
     transformer_index: dict[str, str]
     _derived: dict[Any, Any] = PrivateAttr(default_factory=dict)
 
-    def derived(self, key: Any, build: Any) -> Any:
-        """``build()``, computed once per knowledge object and key: for tables derived from these frozen specs."""
-        value = self._derived.get(key)
-        if value is None:
-            value = self._derived[key] = build()
-        return value
 
 
 def norm(name: str) -> str:

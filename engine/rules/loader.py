@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import yaml
 from pydantic import ValidationError
 
+from gpu_advisor.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError
 from gpu_advisor.facts import FACT_FIELDS, value_matches_type
 from gpu_advisor.rules.schema import Rule
@@ -28,17 +29,11 @@ PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
 @dataclass(frozen=True)
-class RuleBase:
+class RuleBase(DerivedCache):
     rules: tuple[Rule, ...]
     files: tuple[str, ...]
     _derived: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
-    def derived(self, key: Any, build: Callable[[], Any]) -> Any:
-        """``build()``, computed once per rule base and key: for tables other modules derive from these rules."""
-        value = self._derived.get(key)
-        if value is None:
-            value = self._derived[key] = build()
-        return value
 
     @cached_property
     def _index(self) -> dict[str, Rule]:
