@@ -33,11 +33,23 @@ _NEEDS_ESCAPE = re.compile(r"[\\`*\[\]|&<>\x00-\x08\x0b-\x1f]|(?:^|\n)\s*[#>+-]"
 
 def md_escape(value: Any) -> str:
     """Escape text for Markdown: no emphasis, links, code, table cells or HTML can be injected."""
-    text = str(value)
+    text = value if type(value) is str else str(value)
+    if len(text) <= _CACHED_CHARS:
+        return _md_escape_cached(text)
+    return _md_escape(text)
+
+
+def _md_escape(text: str) -> str:
     if _NEEDS_ESCAPE.search(text) is None:
         return text
     text = _MD_SPECIAL.sub(r"\\\1", text.translate(_PLAIN))
     return _LINE_START.sub(r"\1\2\\\3", text)
+
+
+# An answer escapes ~150 values, most of them the same rule texts, sources and names as the answer before: a cache
+# lookup costs less than the search. Bounded in entries and in the length of what it keeps (user text can be long).
+_CACHED_CHARS = 400
+_md_escape_cached = lru_cache(maxsize=4096)(_md_escape)
 
 
 def num(value: Any) -> str:
@@ -66,13 +78,55 @@ def _environment(lang: str) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     msgs = _messages()
     env.filters.update(
-        md=md_escape, num=num,
+        md=md_escape, num=num, money=money, span=span, purchase_total=purchase_total, purchase=purchase_line,
+        section_items=section_items,
         t=lambda key: msgs[key][lang],
         s=lambda section: msgs["sections"][section][lang],
         comp=lambda name: msgs["components"].get(name, {}).get(lang, name),
         tier=lambda name: msgs["tiers"].get(name, {}).get(lang, name) if name else "-",
         L=lambda value: value.get(lang) if isinstance(value, Text) or hasattr(value, "get") else str(value))
     return env
+
+
+# Cost-table cells as filters, not jinja2 macros: a macro call goes through jinja2's Context.call and costs about
+# ten times a filter, and the cost table makes ~60 of them per answer. Same text as the macros they replaced.
+def hours(x: float) -> str:
+    return f"{'%.0f' % (x * 60)} min" if x < 1 else num(x)
+
+
+def money(x: float) -> str:
+    return "{:,.0f}".format(x) if x >= 100 else "%.2f" % x
+
+
+def _cell(x: float, kind: str) -> str:
+    return hours(x) if kind == "h" else money(x) if kind == "m" else num(x)
+
+
+def span(rg: Any, kind: str) -> str:
+    """A Range as "low" (when low == high) or "low–high", each formatted by kind: h(ours), m(oney), n(umber)."""
+    if rg.high - rg.low < 1e-9 * (rg.high + 1):
+        return _cell(rg.low, kind)
+    return f"{_cell(rg.low, kind)}–{_cell(rg.high, kind)}"
+
+
+def purchase_line(option: Any, model: str) -> Any:
+    return next((p for p in option.purchases if p.model == model), None)
+
+
+def purchase_total(option: Any, model: str, not_offered: str) -> str:
+    """The total (or hourly) cost cell of one purchase model of a cost option."""
+    line = purchase_line(option, model)
+    if line is None or not line.available:
+        return not_offered
+    if line.total is not None:
+        return span(line.total, "m")
+    if line.hourly is not None:
+        return span(line.hourly, "m") + "/h"
+    return "-"
+
+
+def section_items(rec: Any, section: str) -> list[Any]:
+    return [item for item in rec.sections if item.section == section]
 
 
 def message(key: str, lang: str) -> str:
@@ -92,4 +146,7 @@ def render_markdown(rec: Recommendation, lang: str) -> str:
         lang = "zh"
     template = _environment(lang).get_template("recommendation.md.j2")
     text = template.render(r=rec, sources=_sources(rec))
-    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+    return _BLANK_LINES.sub("\n\n", text).strip() + "\n"
+
+
+_BLANK_LINES = re.compile(r"\n{3,}")
