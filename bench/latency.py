@@ -7,7 +7,10 @@ and regions, so the planner's caches see realistic variety. Reported per call, i
 - recommend(): the whole answer (validation, estimate, plan, rules, assembly; no rendering);
 - render(): the Markdown of that answer;
 - durable-rules: kb.engine.evaluate(facts) alone, on the facts of the same workloads;
-- floor: PythonEngine.evaluate(facts) - the same rules in plain Python, the least any answer costs.
+- floor: PythonEngine.evaluate(facts) - the same rules in plain Python, the least any answer costs;
+- recommend() on the plain-Python engine: the whole answer with the rules evaluated in Python (what durable-rules
+  adds to the answer, as opposed to the rules alone);
+- stages: the mean time of each step of recommend() (the same calls, timed one by one), to show where it goes.
 Then a cProfile of `--profile` recommend() calls: the top 15 functions by cumulative time.
 """
 
@@ -79,6 +82,59 @@ def summary(ms: list[float]) -> dict[str, float]:
             "mean_ms": round(statistics.fmean(ms), 3)}
 
 
+def stages(workloads: list[dict[str, Any]]) -> dict[str, float]:
+    """Mean ms of each step of recommend() (gpu_advisor.advisor.recommend's calls, in its order, timed apart)."""
+    from gpu_advisor.advisor import _plan_and_cost, build_facts, get_knowledge
+    from gpu_advisor.assemble import assemble
+    from gpu_advisor.costing import build_cost_report
+    from gpu_advisor.defaults import resolve_job
+    from gpu_advisor.planner import plan
+    from gpu_advisor.scenarios import scenario_rows, wants_scenarios
+    from gpu_advisor.validation import workload_from_dict
+
+    kb = get_knowledge()
+    names = ["validate", "resolve_job (estimate as given)", "plan (variants, candidates)", "cost report",
+             "facts", "rules (durable-rules)", "assemble", "scenario tiers"]
+    totals = dict.fromkeys(names, 0.0)
+    count = 0
+    for data in workloads:
+        t = [time.perf_counter()]
+        try:
+            w = workload_from_dict(data)
+            t.append(time.perf_counter())
+            job = resolve_job(w, kb.catalog)
+            t.append(time.perf_counter())
+            if job.cpu_only:
+                the_plan = report = None
+                t += [t[-1], t[-1]]
+            else:
+                hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
+                the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
+                t.append(time.perf_counter())
+                report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
+                t.append(time.perf_counter())
+            # recommend() may reorder the plan by the report's pick: use its own result for the later steps
+            job2, the_plan, report = _plan_and_cost(kb, w) if not job.cpu_only else (job, None, None)
+            t0 = time.perf_counter()
+            facts = build_facts(job2, the_plan, report)
+            t.append(time.perf_counter())
+            firings = kb.engine.evaluate_checked(facts)
+            t.append(time.perf_counter())
+            assemble(kb, job2, the_plan, facts, firings, w.lang.value, report)
+            t.append(time.perf_counter())
+            if wants_scenarios(w):
+                scenario_rows(w, kb)
+            t.append(time.perf_counter())
+        except Exception:  # noqa: BLE001 - bad workloads are counted by run()
+            continue
+        t = t[:5] + [t0] + t[5:]
+        steps = [t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[6] - t[5], t[7] - t[6], t[8] - t[7], t[9] - t[8]]
+        for name, dt in zip(names, steps):
+            totals[name] += dt
+        count += 1
+    return {name: round(total / max(1, count) * 1e3, 3) for name, total in totals.items()}
+
+
 def run(n: int, seed: int, profile_n: int) -> dict[str, Any]:
     from gpu_advisor import recommend
     from gpu_advisor.advisor import evaluate_facts, get_knowledge
@@ -118,9 +174,19 @@ def run(n: int, seed: int, profile_n: int) -> dict[str, Any]:
         t2 = time.perf_counter()
         durable_ms.append((t1 - t0) * 1e3)
         floor_ms.append((t2 - t1) * 1e3)
+    python_kb = get_knowledge(engine="python")
+    py_ms = []
+    for w in workloads:
+        t0 = time.perf_counter()
+        try:
+            recommend(w, knowledge=python_kb)
+        except Exception:  # noqa: BLE001
+            continue
+        py_ms.append((time.perf_counter() - t0) * 1e3)
     result: dict[str, Any] = {"workloads": n, "failures": failures, "recommend": summary(rec_ms),
                               "render": summary(render_ms), "durable_rules": summary(durable_ms),
-                              "python_rules_floor": summary(floor_ms)}
+                              "python_rules_floor": summary(floor_ms), "recommend_python_engine": summary(py_ms),
+                              "stages_mean_ms": stages(workloads[: min(n, 2000)])}
     result["ratio_p50_to_floor"] = round(result["recommend"]["p50_ms"] / result["python_rules_floor"]["p50_ms"], 1)
     result["ratio_p99_to_floor"] = round(result["recommend"]["p99_ms"] / result["python_rules_floor"]["p99_ms"], 1)
     if profile_n:
@@ -143,11 +209,14 @@ def table(r: dict[str, Any]) -> str:
     lines = [f"recommend() latency over {r['workloads']} mixed workloads ({r['failures']} failed)",
              f"{'what':<34} {'p50 ms':>8} {'p99 ms':>8} {'mean ms':>8}"]
     for key, label in [("recommend", "recommend()"), ("render", "render() (Markdown)"),
-                       ("durable_rules", "rules on durable-rules"), ("python_rules_floor", "rules in plain Python (floor)")]:
+                       ("durable_rules", "rules on durable-rules"), ("python_rules_floor", "rules in plain Python (floor)"),
+                       ("recommend_python_engine", "recommend() on plain-Python rules")]:
         s = r[key]
         lines.append(f"{label:<34} {s['p50_ms']:>8.3f} {s['p99_ms']:>8.3f} {s['mean_ms']:>8.3f}")
     lines.append(f"recommend() / floor: p50 {r['ratio_p50_to_floor']}x, p99 {r['ratio_p99_to_floor']}x "
                  f"(targets: p50 <= 2 ms and <= 5x the floor)")
+    lines.append("where recommend() spends its time (mean ms per step): "
+                 + ", ".join(f"{k} {v:.3f}" for k, v in r["stages_mean_ms"].items()))
     return "\n".join(lines)
 
 
