@@ -11,7 +11,7 @@ from typing import Any
 from gpu_advisor.catalog import Catalog, load_catalog
 from gpu_advisor.costing import CostReport, build_cost_report, job_hours
 from gpu_advisor.defaults import Job, resolve_job
-from gpu_advisor.facts import check_facts
+from gpu_advisor.facts import Facts, check_facts
 from gpu_advisor.i18n import Text
 from gpu_advisor.memory import estimate_host
 from gpu_advisor.planner import Plan, plan
@@ -178,7 +178,7 @@ def _upper(estimate: Any) -> float:
 
 def build_facts(job: Job, the_plan: Plan | None, report: CostReport | None = None) -> dict[str, Any]:
     """The fact record; ``report`` (built from the same plan and job) saves re-estimating the chosen time."""
-    facts = {**job.facts(), **_plan_facts(job, the_plan)}
+    facts = Facts({**job.facts(), **_plan_facts(job, the_plan)}, job.deferred_facts())
     preferred = sorted(the_plan.preferred) if the_plan else []
     facts["preferred_gpu"] = " / ".join(preferred) if preferred else "none"
     facts["preference_met"] = bool(the_plan and the_plan.preference_met)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -80,9 +81,13 @@ class Job:
             "mem_need_gib": round(self.memory.device_total_gib, 2),
             "mem_alloc_gib": round(self.memory.allocated_peak_gib, 2),
             "act_gib": round(self.memory.breakdown.get("activations", 0.0), 2),
-            "amp_saving_gib": _saving(w, self.memory, {"precision": Precision.bf16_amp}, self.memo),
-            "ckpt_saving_gib": _saving(w, self.memory, {"gradient_checkpointing": True}, self.memo),
         }
+
+    def deferred_facts(self) -> dict[str, Callable[[], float]]:
+        """The facts that cost a memory estimate each: computed only when read (gpu_advisor.facts.Facts)."""
+        w, memory, memo = self.workload, self.memory, self.memo
+        return {"amp_saving_gib": lambda: _saving(w, memory, {"precision": Precision.bf16_amp}, memo),
+                "ckpt_saving_gib": lambda: _saving(w, memory, {"gradient_checkpointing": True}, memo)}
 
 
 def _val(value: Any, default: str) -> str:

@@ -7,6 +7,7 @@ Rules may only name fields declared here (checked when the knowledge base loads)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gpu_advisor.errors import EngineError
@@ -91,24 +92,77 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
 NUMERIC = (int, float)
 
 
+class Facts(dict):
+    """A fact record in which some facts are computed when first read (``deferred``: name -> function).
+
+    Two facts cost a memory estimate each (what AMP and checkpointing would save) and only fill advice texts:
+    no rule tests them today, and most answers show neither text. Whoever reads one (the rule engine for a
+    condition, the trace, a text's placeholder) gets it computed then, checked against its declared type like
+    every other fact. ``in`` sees deferred facts; equality compares the complete records."""
+
+    def __init__(self, data: dict[str, Any], deferred: dict[str, Callable[[], Any]]) -> None:
+        super().__init__(data)
+        self._deferred = {k: f for k, f in deferred.items() if not dict.__contains__(self, k)}
+
+    def __missing__(self, name: str) -> Any:
+        make = self._deferred.pop(name, None)
+        if make is None:
+            raise KeyError(name)
+        value = self[name] = check_fact(name, make())
+        return value
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or name in self._deferred
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self else default
+
+    @property
+    def pending(self) -> frozenset[str]:
+        """The deferred facts not computed yet."""
+        return frozenset(self._deferred)
+
+    def complete(self) -> "Facts":
+        """Compute every deferred fact; returns self."""
+        for name in list(self._deferred):
+            self[name]  # noqa: B018 - computes and stores it
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Facts):
+            other.complete()
+        return dict.__eq__(self.complete(), other)
+
+    __hash__ = None  # type: ignore[assignment] - a dict
+
+
+def check_fact(name: str, value: Any) -> Any:
+    """``value`` when it has the declared type of fact ``name``; EngineError otherwise."""
+    kind = FACT_FIELDS[name][0]
+    if kind is bool:
+        ok = isinstance(value, bool)
+    elif kind is float:
+        ok = isinstance(value, NUMERIC) and not isinstance(value, bool) and value == value
+    elif kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, str) and value != ""
+    if not ok:
+        raise EngineError(f"fact {name!r} must be {kind.__name__}, got {value!r}")
+    return value
+
+
 def check_facts(facts: dict[str, Any]) -> dict[str, Any]:
-    """Check every declared field is present with its declared type; return the dict unchanged."""
+    """Check every declared field is present with its declared type; return the dict unchanged. Deferred facts
+    (Facts) are checked when they are computed."""
     missing = [name for name in FACT_FIELDS if name not in facts]
     extra = [name for name in facts if name not in FACT_FIELDS]
     if missing or extra:
         raise EngineError(f"fact record mismatch: missing {missing}, undeclared {extra}")
-    for name, (kind, _) in FACT_FIELDS.items():
-        value = facts[name]
-        if kind is bool:
-            ok = isinstance(value, bool)
-        elif kind is float:
-            ok = isinstance(value, NUMERIC) and not isinstance(value, bool) and value == value
-        elif kind is int:
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        else:
-            ok = isinstance(value, str) and value != ""
-        if not ok:
-            raise EngineError(f"fact {name!r} must be {kind.__name__}, got {value!r}")
+    pending = facts.pending if isinstance(facts, Facts) else frozenset()
+    for name in FACT_FIELDS:
+        if name not in pending:
+            check_fact(name, facts[name])
     return facts
 
 
