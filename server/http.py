@@ -70,15 +70,28 @@ def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None 
     security = security_settings(host, port)
     app = server.streamable_http_app(stateless_http=True, json_response=True, max_request_body_size=MAX_BODY_BYTES,
                                      transport_security=security, host=host)
-    if fast_path:
+    wanted = fast_path and os.environ.get("GPU_ADVISOR_HTTP_FASTPATH", "1") != "0"
+    app.state.fast_path = wanted and _install_fast_path(server, security)  # GPU_ADVISOR_HTTP_FASTPATH=0: off
+    return app
+
+
+def _install_fast_path(server: Any, security: TransportSecuritySettings) -> bool:
+    """Put ToolCallFastPath in front of the SDK's handler. It reads SDK internals (mcp 2.3): when they are not
+    where it expects them (another SDK release), the server runs without it, on the SDK's route, and says so."""
+    try:
         from mcp.server.transport_security import RequestBodyLimitMiddleware
 
         from gpu_advisor.server.fastpath import ToolCallFastPath
 
         manager = server.session_manager  # its asgi_app is RequestBodyLimitMiddleware(<the SDK's handler>)
         sdk_handler = manager.asgi_app.app
-        manager.asgi_app = RequestBodyLimitMiddleware(ToolCallFastPath(sdk_handler, server, security), MAX_BODY_BYTES)
-    return app
+        fast = ToolCallFastPath(sdk_handler, server, security)
+    except (ImportError, AttributeError, TypeError) as exc:
+        sys.stderr.write(f"gpu-advisor serve: tools/call fast path off ({type(exc).__name__}: {exc}); "
+                         "every request takes the SDK's route\n")
+        return False
+    manager.asgi_app = RequestBodyLimitMiddleware(fast, MAX_BODY_BYTES)
+    return True
 
 
 # One call of each tool (both languages for the Markdown templates): loads what the first requests would load.

@@ -142,3 +142,30 @@ def test_fast_path_serves_tool_calls(monkeypatch: pytest.MonkeyPatch) -> None:
             assert built == [1]
 
     asyncio.run(run())
+
+
+def test_without_the_sdk_internals_it_expects_the_server_takes_the_sdk_route(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Another SDK release may move what the fast path reads: the server then serves everything the SDK's way."""
+    from gpu_advisor.server import fastpath
+
+    def moved(*args: Any, **kwargs: Any) -> None:
+        raise AttributeError("'MCPServer' object has no attribute '_tool_manager'")
+
+    monkeypatch.setattr(fastpath.ToolCallFastPath, "__init__", moved)
+    app = build_http_app("127.0.0.1", 8000)
+    assert app.state.fast_path is False and "fast path off" in capsys.readouterr().err
+    std = [(b"host", HOST), *JSON_HEADERS]
+
+    async def run() -> None:
+        async with app.router.lifespan_context(app):
+            status, _, body = await exchange(app, call("explain_rule", {"rule_id": "TIER-ENTRY"}), std)
+            assert status == 200 and json.loads(body)["result"]["isError"] is False
+
+    asyncio.run(run())
+
+
+def test_the_fast_path_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert build_http_app("127.0.0.1", 8000).state.fast_path is True
+    monkeypatch.setenv("GPU_ADVISOR_HTTP_FASTPATH", "0")
+    assert build_http_app("127.0.0.1", 8000).state.fast_path is False
