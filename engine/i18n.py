@@ -5,11 +5,16 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializationInfo, model_serializer
 
 
 class Text(BaseModel):
     """One sentence in both languages."""
+
+    # Dumped as {"zh": ..., "en": ...}; dumped with context={"lang": "zh" | "en"} it is the one string in that
+    # language: the MCP tools publish one language, in one pass instead of a dump and a walk over the dump
+    # (a recommendation: 0.76 -> 0.28 ms, server/registry.py structured()). The JSON schema stays the model's
+    # (__get_pydantic_json_schema__).
 
     model_config = ConfigDict(frozen=True)
 
@@ -18,6 +23,20 @@ class Text(BaseModel):
 
     def get(self, lang: str) -> str:
         return self.zh if lang == "zh" else self.en
+
+    @model_serializer(mode="plain")
+    def _one_language(self, info: SerializationInfo) -> Any:
+        context = info.context
+        if context is not None and "lang" in context:
+            return self.zh if context["lang"] == "zh" else self.en
+        return {"zh": self.zh, "en": self.en}
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> Any:
+        """The object schema in both modes (the serializer above would make it "any" in serialization mode)."""
+        if handler.mode == "serialization" and core_schema.get("type") == "model":
+            return {**handler(core_schema["schema"]), "title": cls.__name__, "description": cls.__doc__}
+        return handler(core_schema)
 
 
 class Note(BaseModel):
