@@ -136,33 +136,45 @@ class Facts(dict):
     __hash__ = None  # type: ignore[assignment] - a dict
 
 
+def _type_ok(kind: type, value: Any) -> bool:
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is float:
+        return isinstance(value, NUMERIC) and not isinstance(value, bool) and value == value
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, str) and value != ""
+
+
 def check_fact(name: str, value: Any) -> Any:
     """``value`` when it has the declared type of fact ``name``; EngineError otherwise."""
     kind = FACT_FIELDS[name][0]
-    if kind is bool:
-        ok = isinstance(value, bool)
-    elif kind is float:
-        ok = isinstance(value, NUMERIC) and not isinstance(value, bool) and value == value
-    elif kind is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, str) and value != ""
-    if not ok:
+    if not _type_ok(kind, value):
         raise EngineError(f"fact {name!r} must be {kind.__name__}, got {value!r}")
     return value
+
+
+_KINDS = tuple((name, kind) for name, (kind, _) in FACT_FIELDS.items())
+_NAMES = frozenset(FACT_FIELDS)
 
 
 def check_facts(facts: dict[str, Any]) -> dict[str, Any]:
     """Check every declared field is present with its declared type; return the dict unchanged. Deferred facts
     (Facts) are checked when they are computed."""
-    missing = [name for name in FACT_FIELDS if name not in facts]
-    extra = [name for name in facts if name not in FACT_FIELDS]
-    if missing or extra:
-        raise EngineError(f"fact record mismatch: missing {missing}, undeclared {extra}")
     pending = facts.pending if isinstance(facts, Facts) else frozenset()
-    for name in FACT_FIELDS:
-        if name not in pending:
-            check_fact(name, facts[name])
+    present = facts.keys() | pending  # dict.keys(): the stored facts, none computed here
+    if present != _NAMES:
+        raise EngineError(f"fact record mismatch: missing {sorted(_NAMES - present)}, undeclared {sorted(present - _NAMES)}")
+    get = dict.get
+    for name, kind in _KINDS:
+        if name in pending:
+            continue
+        value = get(facts, name)
+        # the common cases inline (one isinstance each); anything else through _type_ok's full check
+        if not ((kind is str and type(value) is str and value) or (kind is bool and type(value) is bool)
+                or (kind is int and type(value) is int) or (kind is float and type(value) is float and value == value)
+                or _type_ok(kind, value)):
+            raise EngineError(f"fact {name!r} must be {kind.__name__}, got {value!r}")
     return facts
 
 
