@@ -9,6 +9,7 @@ memory estimator; nothing here estimates memory itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.workload import Distributed, Precision, Quantization, Workload
@@ -64,24 +65,32 @@ def _apply(w: Workload, update: tuple[tuple[str, Any], ...], copies: Copies | No
     return out
 
 
-def _amp_precision(w: Workload, bf16: bool) -> Precision | None:
-    if w.precision not in (None, Precision.fp32):
+def _amp_precision(precision: Precision | None, bf16: bool) -> Precision | None:
+    if precision not in (None, Precision.fp32):
         return None
     return Precision.bf16_amp if bf16 else Precision.fp16_amp
 
 
 def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> list[Step]:
     """The mitigation chain for one GPU model, cheapest change first; each step keeps the previous ones."""
+    return list(_training_steps(w.precision, bool(w.gradient_checkpointing), w.batch_size_per_gpu or 1, bf16, gpus,
+                                fixed_gpus, max_gpus_per_node))
+
+
+# The chain depends on the workload only through precision, checkpointing and batch: built once per such key (the
+# steps are frozen), not for every GPU model of every answer.
+@lru_cache(maxsize=1024)
+def _training_steps(precision: Precision | None, checkpointing: bool, batch: int, bf16: bool, gpus: int,
+                    fixed_gpus: bool, max_gpus_per_node: int) -> tuple[Step, ...]:
     out = [Step(STEP_AS_GIVEN, (), gpus)]
     kept: dict[str, Any] = {}
-    amp = _amp_precision(w, bf16)
+    amp = _amp_precision(precision, bf16)
     if amp is not None:
         kept["precision"] = amp
         out.append(Step(STEP_AMP, tuple(kept.items()), gpus))
-    if not w.gradient_checkpointing:
+    if not checkpointing:
         kept["gradient_checkpointing"] = True
         out.append(Step(STEP_CKPT, tuple(kept.items()), gpus))
-    batch = w.batch_size_per_gpu or 1
     micro = batch // 2
     while micro >= 1:
         out.append(Step(STEP_MICROBATCH, tuple({**kept, "batch_size_per_gpu": micro}.items()), gpus,
@@ -92,7 +101,7 @@ def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_
         step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
         out.append(Step(step, tuple({**small, "distributed": Distributed.zero3, "num_gpus": n}.items()), n,
                         accum_steps=batch))
-    return out
+    return tuple(out)
 
 
 

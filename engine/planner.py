@@ -95,15 +95,15 @@ def _usable(t: InstanceType, training: bool) -> bool:
     return not training or "training" in t.intended_use_tags or "inference" in t.intended_use_tags
 
 
-def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, tuple[list[InstanceType], int]]:
-    """The instance types the planner may use, grouped by GPU id in catalog order, with the most GPUs one of them
-    carries (once per catalog)."""
-    def build() -> dict[str, tuple[list[InstanceType], int]]:
-        out: dict[str, list[InstanceType]] = {}
+def _usable_types_by_gpu(catalog: Catalog, training: bool) -> dict[str, tuple[dict[int, list[InstanceType]], int]]:
+    """The instance types the planner may use, by GPU id and then by GPUs per instance (catalog order within),
+    with the most GPUs one of them carries (once per catalog)."""
+    def build() -> dict[str, tuple[dict[int, list[InstanceType]], int]]:
+        out: dict[str, dict[int, list[InstanceType]]] = {}
         for t in catalog.instance_types.values():
             if _usable(t, training):
-                out.setdefault(t.gpu_id, []).append(t)
-        return {gpu_id: (types, max(int(t.gpu_count) for t in types)) for gpu_id, types in out.items()}
+                out.setdefault(t.gpu_id, {}).setdefault(int(t.gpu_count), []).append(t)
+        return {gpu_id: (by_count, max(by_count)) for gpu_id, by_count in out.items()}
 
     return catalog.derived(("planner_usable_types", training), build)
 
@@ -177,17 +177,18 @@ def _layout(total: int, max_per_node: int) -> tuple[int, int]:
     return -(-total // per_node), per_node
 
 
-def _candidates_for(w: Workload, gpu: GPU, types: list[InstanceType], max_per_node: int, variant: Variant,
+def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], max_per_node: int, variant: Variant,
                     estimate: MemoryEstimate, prices: dict[str, Price], hosts: dict) -> list[Candidate]:
     nodes, per_node = _layout(variant.gpus, max_per_node)
+    same_count = types.get(per_node)
+    if not same_count:
+        return []
     key = (variant.workload, per_node)
     if key not in hosts:
         hosts[key] = estimate_host(variant.workload, per_node, estimate)  # estimate is this variant's
     host = hosts[key]
     out = []
-    for t in types:
-        if int(t.gpu_count) != per_node:
-            continue
+    for t in same_count:
         if nodes > 1 and (t.rdma == "none" or "training" not in t.intended_use_tags):
             continue  # multi-node training needs RDMA and a family Alibaba positions for training
         price = prices.get(t.type)
@@ -225,7 +226,7 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
     usable = _usable_types_by_gpu(catalog, training)
     prices = _prices(catalog, region)
     for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
-        types, max_per_node = usable.get(gpu.id, ((), 0))
+        types, max_per_node = usable.get(gpu.id, ({}, 0))
         if not types or not gpu.memory_gb:
             continue
         unsupported = _precision_gap(w, gpu)
