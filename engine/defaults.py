@@ -7,10 +7,10 @@ resolved workload that the planner varies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from collections.abc import Callable
 from typing import Any
 
 import yaml

@@ -78,8 +78,9 @@ def _environment(lang: str) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     msgs = _messages()
     env.filters.update(
-        md=md_escape, num=num, money=money, span=span, purchase_total=purchase_total, purchase=purchase_line,
-        section_items=section_items,
+        md=md_escape, num=num, money=money, span=span, purchase_total=purchase_total,
+        # methods as filters: jinja2 calls a filter directly, a method call in a template goes through Context.call
+        purchase=lambda option, model: option.purchase(model), section_items=lambda rec, name: rec.items(name),
         t=lambda key: msgs[key][lang],
         s=lambda section: msgs["sections"][section][lang],
         comp=lambda name: msgs["components"].get(name, {}).get(lang, name),
@@ -109,13 +110,9 @@ def span(rg: Any, kind: str) -> str:
     return f"{_cell(rg.low, kind)}–{_cell(rg.high, kind)}"
 
 
-def purchase_line(option: Any, model: str) -> Any:
-    return next((p for p in option.purchases if p.model == model), None)
-
-
 def purchase_total(option: Any, model: str, not_offered: str) -> str:
     """The total (or hourly) cost cell of one purchase model of a cost option."""
-    line = purchase_line(option, model)
+    line = option.purchase(model)
     if line is None or not line.available:
         return not_offered
     if line.total is not None:
@@ -123,10 +120,6 @@ def purchase_total(option: Any, model: str, not_offered: str) -> str:
     if line.hourly is not None:
         return span(line.hourly, "m") + "/h"
     return "-"
-
-
-def section_items(rec: Any, section: str) -> list[Any]:
-    return [item for item in rec.sections if item.section == section]
 
 
 def message(key: str, lang: str) -> str:
