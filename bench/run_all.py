@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
          f"{lat['python_rules_floor']['p50_ms']} / {lat['python_rules_floor']['p99_ms']} ms", ""),
         ("recommend() / floor (p50)", f"{lat['ratio_p50_to_floor']}x", "<= 5x"),
         ("rules on durable-rules p50", f"{lat['durable_rules']['p50_ms']} ms", ""),
-        ("recommend() with the rules in plain Python p50", f"{lat['recommend_python_engine']['p50_ms']} ms", ""),
+        ("recommend() paired: durable-rules / plain-Python rules p50",
+         f"{lat['recommend_paired_durable']['p50_ms']} / {lat['recommend_python_engine']['p50_ms']} ms", ""),
         ("render() (Markdown) p50", f"{lat['render']['p50_ms']} ms", ""),
         ("MCP stdio: recommend / noop round trip (p50)",
          f"{mcp['wire_only']['calls']['recommend_gpu_config']['p50_ms']} / {mcp['wire_only']['calls']['noop']['p50_ms']} ms"
