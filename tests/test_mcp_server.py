@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gpu_advisor.server.app import build_server
-from gpu_advisor.server.registry import one_language
+from one_language import one_language
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,9 @@ from latency import mixed_workloads  # noqa: E402
 
 from gpu_advisor.i18n import Text  # noqa: E402
 from gpu_advisor.server import tools as T  # noqa: E402
-from gpu_advisor.server.registry import one_language, structured  # noqa: E402
+from one_language import one_language  # noqa: E402
+
+from gpu_advisor.server.registry import structured  # noqa: E402
 
 
 def outputs():
