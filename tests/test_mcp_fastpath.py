@@ -169,3 +169,29 @@ def test_the_fast_path_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> N
     assert build_http_app("127.0.0.1", 8000).state.fast_path is True
     monkeypatch.setenv("GPU_ADVISOR_HTTP_FASTPATH", "0")
     assert build_http_app("127.0.0.1", 8000).state.fast_path is False
+
+
+def test_the_direct_reply_is_the_sdks_and_is_checked_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """reply_bytes() (structured content not walked again) writes the SDK's bytes for real answers in every protocol
+    version; where it would not (another SDK release), the start-up check turns it off and the SDK's writer is used."""
+    from mcp_types import CallToolResult
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    from gpu_advisor.server import fastpath
+    from gpu_advisor.server.app import build_server
+
+    server = build_server(inline_tools=True)
+    results = [asyncio.run(server.call_tool("recommend_gpu_config", w)) for w in mixed_workloads(12, seed=9)]
+    results.append(asyncio.run(server.call_tool("recommend_gpu_config", {"task": "llm_finetune", "seq_len": -3})))
+    assert all(isinstance(r, CallToolResult) for r in results) and results[-1].is_error
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        for i, result in enumerate(results):
+            assert fastpath.reply_bytes(i, version, result) == fastpath.sdk_reply_bytes(i, version, result), version
+    assert fastpath.direct_route_agrees() is True
+
+    def reshaped(method: str, version: str, data: Any) -> dict[str, Any]:
+        return {**data, "structuredContent": {"moved": True}} if "structuredContent" in data else dict(data)
+
+    monkeypatch.setattr(fastpath.sdk_methods, "serialize_server_result", reshaped)
+    assert fastpath.direct_route_agrees() is False
+    assert fastpath.ToolCallFastPath(None, server, None).direct is False
