@@ -44,23 +44,34 @@ def _pieces(template: str) -> tuple[str, ...]:
     return tuple(PLACEHOLDER.split(template))
 
 
-def interpolate(template: str, facts: dict[str, Any]) -> str:
-    """Replace {fact} placeholders with fact values; nothing else in the text is interpreted."""
+def interpolate(template: str, facts: dict[str, Any], shown: dict[str, str] | None = None) -> str:
+    """Replace {fact} placeholders with fact values; nothing else in the text is interpreted.
+
+    ``shown`` (fact name -> its text) keeps the values already formatted for this fact record: an answer's texts
+    show about 35 values, mostly the same few in both languages."""
     pieces = _pieces(template)
     if len(pieces) == 1:
         return template
+    shown = {} if shown is None else shown
     out = [pieces[0]]
     for i in range(1, len(pieces), 2):
         name = pieces[i]
-        out.append(fmt(facts[name]) if name in facts else "{" + name + "}")
+        value = shown.get(name)
+        if value is None:
+            try:
+                value = shown[name] = fmt(facts[name])
+            except KeyError:
+                value = "{" + name + "}"
+        out.append(value)
         out.append(pieces[i + 1])
     return "".join(out)
 
 
-def _text(text: Text, facts: dict[str, Any]) -> Text:
+def _text(text: Text, facts: dict[str, Any], shown: dict[str, str] | None = None) -> Text:
     if len(_pieces(text.zh)) == 1 and len(_pieces(text.en)) == 1:
         return text  # no placeholder: the (frozen) text itself
-    return Text(zh=interpolate(text.zh, facts), en=interpolate(text.en, facts))
+    shown = {} if shown is None else shown
+    return Text(zh=interpolate(text.zh, facts, shown), en=interpolate(text.en, facts, shown))
 
 
 def _mitigations(c: Candidate, base: Any) -> list[Text]:
@@ -157,16 +168,17 @@ def _prepared(kb: Knowledge) -> dict[str, _Prepared]:
 def _trace(kb: Knowledge, firings: list[Firing], facts: dict[str, Any]) -> tuple[list[TraceEntry], list[Item]]:
     trace, items = [], []
     prepared = _prepared(kb)
+    shown: dict[str, str] = {}
     for f in firings:
         p = prepared[f.rule_id]
         rule = p.rule
-        why = rule.why if p.why_fixed else _text(rule.why, facts)
+        why = rule.why if p.why_fixed else _text(rule.why, facts, shown)
         trace.append(TraceEntry(rule_id=rule.id, title=rule.title, why=why, matched=f.matched,
                                 derived=list(f.derived), asserted=list(p.asserted), sources=rule.sources))
         if p.item is not None:
             items.append(p.item)
         elif rule.then.advice is not None and rule.then.section is not None:
-            items.append(Item(section=rule.then.section, rule_id=rule.id, text=_text(rule.then.advice, facts)))
+            items.append(Item(section=rule.then.section, rule_id=rule.id, text=_text(rule.then.advice, facts, shown)))
     return trace, items
 
 

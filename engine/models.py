@@ -186,10 +186,22 @@ class Knowledge(DerivedCache, BaseModel):
 
 
 
+_NOT_NAME = re.compile(r"[^a-z0-9.]")
+
+
 def norm(name: str) -> str:
-    """Fold a model name: lower case, '+' -> 'plus', drop everything but letters, digits and dots."""
-    folded = name.strip().lower().replace("+", "plus")
-    return re.sub(r"[^a-z0-9.]", "", folded)
+    """Fold a model name: lower case, '+' -> 'plus', drop everything but letters, digits and dots.
+
+    Names up to 120 characters (the Workload's limit) are folded once per process: each memory estimate looks the
+    same names up again, and an answer makes about four."""
+    return _norm_cached(name) if len(name) <= 120 else _fold(name)
+
+
+def _fold(name: str) -> str:
+    return _NOT_NAME.sub("", name.strip().lower().replace("+", "plus"))
+
+
+_norm_cached = lru_cache(maxsize=4096)(_fold)
 
 
 def _read_yaml(name: str) -> dict[str, Any]:
