@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench bench-memory bench-speed docs check-docs lint clean
+.PHONY: demo test bench bench-memory bench-speed bench-instructions docs check-docs lint clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "gpu-advisor needs Python 3.11 or 3.12 (durable-rules does not import on 3.13)"; exit 1; }
@@ -39,6 +39,10 @@ bench-memory: $(STAMP)
 
 bench: bench-memory
 	$(BIN)/python bench/run_all.py
+
+# instructions per answer under valgrind: figures that do not drift with the VM's speed (about 13 minutes)
+bench-instructions: $(STAMP)
+	$(BIN)/python bench/instructions.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info bench/out
