@@ -58,10 +58,7 @@ def interpolate(template: str, facts: dict[str, Any], shown: dict[str, str] | No
         name = pieces[i]
         value = shown.get(name)
         if value is None:
-            try:
-                value = shown[name] = fmt(facts[name])
-            except KeyError:
-                value = "{" + name + "}"
+            value = shown[name] = fmt(facts[name]) if name in facts else "{" + name + "}"
         out.append(value)
         out.append(pieces[i + 1])
     return "".join(out)
