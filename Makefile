@@ -1,7 +1,7 @@
 # The two commands of the README's quick start: `make demo` and `make test`. Each sets up what it needs.
 SHELL := /bin/bash
-PYTHON ?= $(shell for p in python3.12 python3.11 python3; do \
-  if command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(not (3,11) <= sys.version_info[:2] < (3,13))' 2>/dev/null; then echo $$p; break; fi; done)
+# the interpreter .venv is built with: a distribution's CPython 3.12 / 3.11 first (PGO + LTO), see the script
+PYTHON ?= $(shell tools/pick_python.sh)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: demo test bench bench-memory bench-speed bench-instructions docs check-docs lint clean
 
 $(STAMP): pyproject.toml
-	@test -n "$(PYTHON)" || { echo "gpu-advisor needs Python 3.11 or 3.12 (durable-rules does not import on 3.13)"; exit 1; }
+	@test -n "$(PYTHON)" || { echo "gpu-advisor needs CPython 3.11 or 3.12 with venv and its headers (durable-rules does not import on 3.13; on Debian: apt install python3-venv python3-dev)"; exit 1; }
+	@echo "building $(VENV) with $(PYTHON) ($$($(PYTHON) -c 'import sys; print(sys.version.split()[0])'))"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'

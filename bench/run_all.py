@@ -33,6 +33,15 @@ def step(title: str, argv: list[str], env: dict[str, str] | None = None, timeout
     return done.returncode, done.stdout, time.monotonic() - t0
 
 
+def interpreter() -> str:
+    """The Python the figures were measured on: version, the executable behind the venv, and whether it loads a
+    shared libpython (pyenv's default build does; a statically linked interpreter calls its API without the PLT)."""
+    base = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    with open("/proc/self/maps", encoding="utf-8") as maps:  # Linux, where these benchmarks run
+        shared = any("libpython" in line for line in maps)
+    return f"CPython {sys.version.split()[0]}, {base}, {'shared' if shared else 'static'} libpython"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -64,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     cold = json.loads((OUT / "cold_start.json").read_text())
     http = json.loads((OUT / "http_load.json").read_text())
     rows = [
+        ("interpreter", interpreter(), ""),
         ("recommend() p50 / p99", f"{lat['recommend']['p50_ms']} / {lat['recommend']['p99_ms']} ms", "p50 <= 2 ms"),
         ("rules in plain Python (floor) p50 / p99",
          f"{lat['python_rules_floor']['p50_ms']} / {lat['python_rules_floor']['p99_ms']} ms", ""),
