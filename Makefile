@@ -8,10 +8,10 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: demo test bench bench-memory bench-speed bench-instructions docs check-docs lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tools/pick_python.sh
 	@test -n "$(PYTHON)" || { echo "gpu-advisor needs CPython 3.11 or 3.12 with venv and its headers (durable-rules does not import on 3.13; on Debian: apt install python3-venv python3-dev)"; exit 1; }
 	@echo "building $(VENV) with $(PYTHON) ($$($(PYTHON) -c 'import sys; print(sys.version.split()[0])'))"
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv --clear $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'
 	touch $(STAMP)
