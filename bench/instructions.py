@@ -6,7 +6,10 @@ The 2-CPU VMs this project is measured on change speed by up to 1.8x within minu
 same code can differ more than the change being measured. Instructions executed do not drift: with the hash seed
 fixed (PYTHONHASHSEED=0 in every counted process) two runs of the same phase differed by 1,597 of 9.6 G instructions;
 with random seeds they differed by 0.06 % of the process (about 0.3 % of a per-answer figure at n = 200). It is a proxy
-for time, not time: it does not see cache misses or memory stalls.
+for time, not time: it does not see cache misses or memory stalls. And valgrind counts every iteration of a
+rep-prefixed string instruction as one instruction, where the CPU retires one: glibc's memset of durable-rules'
+session state (4 KB index arrays, cleared with `rep stosb`) counts about 1 M per evaluation, one per byte, so the
+durable-rules and recommend() figures include about 1 M that the hardware executes as a few hundred instructions.
 
 Each phase runs in its own process under `valgrind --tool=callgrind` (no cache simulation); every process first
 loads the knowledge, warms up on the latency bench's 150 other workloads and builds the facts of the n measured
