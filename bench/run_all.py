@@ -37,9 +37,12 @@ def interpreter() -> str:
     """The Python the figures were measured on: version, the executable behind the venv, and whether it loads a
     shared libpython (pyenv's default build does; a statically linked interpreter calls its API without the PLT)."""
     base = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-    with open("/proc/self/maps", encoding="utf-8") as maps:  # Linux, where these benchmarks run
-        shared = any("libpython" in line for line in maps)
-    return f"CPython {sys.version.split()[0]}, {base}, {'shared' if shared else 'static'} libpython"
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:  # Linux
+            linkage = "shared" if any("libpython" in line for line in maps) else "static"
+    except OSError:
+        linkage = "unknown"
+    return f"CPython {sys.version.split()[0]}, {base}, {linkage} libpython"
 
 
 def main(argv: list[str] | None = None) -> int:
