@@ -1,6 +1,6 @@
 """Instructions per answer, counted by valgrind: the latency figures without the machine's speed in them.
 
-    python bench/instructions.py [--n 200] [--json bench/out/instructions.json]
+    python bench/instructions.py [--n 200] [--cache-sim] [--json bench/out/instructions.json]
 
 The 2-CPU VMs this project is measured on change speed by up to 1.8x within minutes, so two latency runs of the
 same code can differ more than the change being measured. Instructions executed do not drift: with the hash seed
@@ -18,7 +18,10 @@ call, is the phase's cost:
 - recommend(): the whole answer (no rendering); render(): the Markdown of the same answers (the render phase makes
   the recommend phase's calls and renders each answer in zh and en), per language;
 - rules on durable-rules: the engine's evaluate() on those facts; floor: the same rules in plain Python.
-Needs valgrind on PATH (skips with a message otherwise) and takes about 5 minutes on 2 cores (phases in parallel).
+`--cache-sim` then runs the bare, recommend() and floor processes again with valgrind's cache simulation and prints
+first-level cache misses per 1,000 instructions for an answer and for the floor's loop (why an answer executes fewer
+instructions per second than the floor). Needs valgrind on PATH (skips with a message otherwise); about 13 minutes on
+2 cores at n = 200 (phases in parallel), and the cache simulation about as long again at n = 100.
 """
 
 from __future__ import annotations
@@ -70,15 +73,37 @@ def child(phase: str, n: int) -> None:
                 engine.evaluate(f)
 
 
-def count(phase: str, n: int) -> int:
-    """Instructions the child process executed (valgrind's "Collected" total)."""
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--cache-sim=no", "--callgrind-out-file=/dev/null",
+def events(phase: str, n: int, cache_sim: bool = False) -> dict[str, int]:
+    """valgrind's "Collected" totals of the child process by event: Ir (instructions) alone, or with ``cache_sim``
+    also the data reads and writes and the first- and last-level cache misses (Dr, Dw, I1mr, D1mr, D1mw, ...)."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", f"--cache-sim={'yes' if cache_sim else 'no'}",
+                           "--callgrind-out-file=/dev/null",
                            sys.executable, str(Path(__file__).resolve()), "--child", phase, "--n", str(n)],
-                          capture_output=True, text=True, timeout=3600, env={**os.environ, "PYTHONHASHSEED": "0"})
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if done.returncode != 0 or not found:
+                          capture_output=True, text=True, timeout=7200, env={**os.environ, "PYTHONHASHSEED": "0"})
+    names = re.search(r"Events\s*: ([\w ]+)", done.stderr)
+    found = re.search(r"Collected : ([\d ]+)", done.stderr)
+    if done.returncode != 0 or not names or not found:
         raise RuntimeError(f"valgrind run of {phase!r} failed: {done.stderr[-800:]}")
-    return int(found.group(1))
+    return dict(zip(names.group(1).split(), map(int, found.group(1).split())))
+
+
+def count(phase: str, n: int) -> int:
+    """Instructions the child process executed."""
+    return events(phase, n)["Ir"]
+
+
+def miss_rates(n: int) -> dict[str, dict[str, float]]:
+    """First-level cache misses per 1,000 instructions of an answer and of the floor's loop (simulated caches:
+    valgrind models the first level and the last level only, so a 512 KB L2 between them is not seen)."""
+    phases = ("bare", "recommend", "floor")
+    with ThreadPoolExecutor(max(1, min(len(phases), os.cpu_count() or 1))) as pool:
+        totals = dict(zip(phases, pool.map(lambda p: events(p, n, cache_sim=True), phases)))
+    out = {}
+    for phase in ("recommend", "floor"):
+        diff = {k: totals[phase][k] - totals["bare"][k] for k in totals["bare"]}
+        out[phase] = {f"{k}_per_1000_instructions": round(1000 * diff[k] / diff["Ir"], 1) + 0.0  # no "-0.0"
+                      for k in ("D1mr", "D1mw", "I1mr", "DLmr", "DLmw")}
+    return out
 
 
 def run(n: int) -> dict[str, Any]:
@@ -112,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--json", type=Path, default=HERE / "out" / "instructions.json")
+    parser.add_argument("--cache-sim", action="store_true",
+                        help="also simulate the caches for the recommend() and floor phases (about 2x longer)")
     parser.add_argument("--child", choices=PHASES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not 1 <= args.n <= 5000:
@@ -124,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     result = run(args.n)
     print(table(result))
+    if args.cache_sim:
+        result["cache_misses"] = miss_rates(args.n)
+        for phase, rates in result["cache_misses"].items():
+            print(f"  {phase:<10} misses per 1,000 instructions: " + ", ".join(
+                f"{k.split('_')[0]} {v}" for k, v in rates.items()))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
