@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench bench-memory bench-speed bench-instructions docs check-docs lint clean
+.PHONY: demo test bench bench-memory bench-speed bench-instructions docs check-docs tool-schemas lint clean
 
 $(STAMP): pyproject.toml tools/pick_python.sh
 	@test -n "$(PYTHON)" || { echo "gpu-advisor needs CPython 3.11 or 3.12 with venv and its headers (durable-rules does not import on 3.13; on Debian: apt install python3-venv python3-dev)"; exit 1; }
@@ -31,6 +31,10 @@ docs: $(STAMP)
 
 check-docs: $(STAMP)
 	$(BIN)/python tools/gen_rule_docs.py --check
+
+# server/tools.json: what the MCP server publishes in tools/list, generated from server/tools.py
+tool-schemas: $(STAMP)
+	$(BIN)/python tools/gen_tool_schemas.py
 
 bench-memory: $(STAMP)
 	$(BIN)/python bench/memory_accuracy.py

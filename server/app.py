@@ -25,7 +25,7 @@ def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:
     from mcp.server.mcpserver import MCPServer
 
     from gpu_advisor.server.resources import add_prompts, add_resources
-    from gpu_advisor.server.tools import all_tools
+    from gpu_advisor.server.registry import all_tools
 
     auth: dict[str, Any] = {}
     if token:

@@ -109,7 +109,7 @@ MAX_WORKERS = 64
 def warm_up() -> float:
     """Call every tool once in this process (before serving); returns the seconds it took. Never raises: a
     failure here shows up again, as a tool error, on the request that meets it."""
-    from gpu_advisor.server.tools import all_tools
+    from gpu_advisor.server.registry import all_tools
 
     t0 = time.perf_counter()
     try:

@@ -7,10 +7,15 @@ with the library (``workload_from_dict``) or its own input model, and returns an
 that message. The advertised input schema is still the input model's JSON schema. A successful result is the
 handler's output model (validated by pydantic when it was built), with bilingual texts in the answer's language;
 the advertised output schema describes exactly that (references inlined, texts as strings).
+
+What tools/list publishes is data (server/tools.json, generated from the ToolSpecs in server/tools.py): the server
+starts without importing the engine, and the first call of a tool imports the code behind it.
 """
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources as importlib_resources
 from typing import Any
 
 from mcp.server.mcpserver.tools import Tool
@@ -20,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpu_advisor.server.errors import describe_advisor_error, describe_validation, pick_lang
 
+PUBLISHED = "tools.json"
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 Handler = Callable[[Any, str], tuple[BaseModel, str]]
@@ -137,37 +143,45 @@ def nullable_as_type_list(node: Any) -> Any:
     return merged
 
 
-def output_metadata(output_model: type[BaseModel]) -> FuncMetadata:
-    """The published output schema: the model's, with references inlined, bilingual texts as strings and
-    nullable fields as type lists (see nullable_as_type_list)."""
+def output_schema(output_model: type[BaseModel]) -> dict[str, Any]:
+    """The published output schema: the model's as the SDK derives it, with references inlined, bilingual texts
+    as strings and nullable fields as type lists (see nullable_as_type_list)."""
     generated = FuncMetadata(arg_model=PassThroughArgs, output_model=output_model).output_schema
     assert generated is not None
-    schema = nullable_as_type_list(inline_refs(generated, replace={"Text": ONE_LANGUAGE_TEXT}))
-    return FuncMetadata(arg_model=PassThroughArgs, output_model=StructuredOutput, output_schema=schema)
+    return nullable_as_type_list(inline_refs(generated, replace={"Text": ONE_LANGUAGE_TEXT}))
 
 
 def error_result(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-def make_tool(name: str, title: str, description: str, input_model: type[BaseModel], output_model: type[BaseModel],
-              handler: Handler, validator: Validator | None = None, *, inline: bool = False) -> Tool:
-    """A read-only tool: validate, call ``handler(input, lang) -> (output model, text)``, return both.
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool as written in server/tools.py: what it publishes and the code that answers it."""
 
-    The SDK runs a sync tool on a worker thread. ``inline=True`` (the HTTP server) registers it as a coroutine
-    that runs the same function on the event loop instead: the tools are CPU-bound and hold the GIL, so a thread
-    buys no parallelism, and under many concurrent requests the hop to the thread pool (~1 ms) and 40 threads
-    contending for the GIL cost 10-25% of the server's CPU. The result is the same object either way."""
-    from gpu_advisor.errors import AdvisorError
+    name: str
+    title: str
+    description: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    handler: Handler
+    validator: Validator | None = None
 
-    validate = validator or model_validator(input_model)
-    metadata = output_metadata(output_model)
+    def published(self) -> dict[str, Any]:
+        """The entry of server/tools.json: what tools/list shows for this tool."""
+        return {"name": self.name, "title": self.title, "description": self.description,
+                "input_schema": inline_refs(self.input_model.model_json_schema()),
+                "output_schema": output_schema(self.output_model)}
 
-    def run(**arguments: Any) -> CallToolResult:
+    def run(self, arguments: dict[str, Any]) -> CallToolResult:
+        """Validate, call ``handler(input, lang) -> (output model, text)``, return both (or a tool error)."""
+        from gpu_advisor.errors import AdvisorError
+
         lang = pick_lang(arguments.get("lang"))
+        validate = self.validator or model_validator(self.input_model)
         try:
             value = validate(arguments, lang)
-            output, text = handler(value, lang)
+            output, text = self.handler(value, lang)
         except ToolInputError as exc:
             return error_result(str(exc))
         except AdvisorError as exc:
@@ -175,15 +189,48 @@ def make_tool(name: str, title: str, description: str, input_model: type[BaseMod
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=structured(output, getattr(output, "lang", None) or lang))
 
+
+def published_tools() -> list[dict[str, Any]]:
+    """server/tools.json: each tool's name, title, description and schemas, as tools/list publishes them.
+
+    Generated from server/tools.py by tools/gen_tool_schemas.py (a test fails when it is out of date). Reading it
+    instead of deriving the schemas means starting the server imports none of the engine's models and runs no
+    schema generation (0.13 s of `initialize`); the engine is imported by the first tool call."""
+    text = importlib_resources.files("gpu_advisor.server").joinpath(PUBLISHED).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _spec(name: str) -> ToolSpec:
+    from gpu_advisor.server.tools import SPECS
+
+    return SPECS[name]
+
+
+def make_tool(entry: dict[str, Any], *, inline: bool = False) -> Tool:
+    """A read-only tool from its published entry; the first call imports the code behind it (server/tools.py).
+
+    The SDK runs a sync tool on a worker thread. ``inline=True`` (the HTTP server) registers it as a coroutine
+    that runs the same function on the event loop instead: the tools are CPU-bound and hold the GIL, so a thread
+    buys no parallelism, and under many concurrent requests the hop to the thread pool (~1 ms) and 40 threads
+    contending for the GIL cost 10-25% of the server's CPU. The result is the same object either way."""
+    name = entry["name"]
+
+    def run(**arguments: Any) -> CallToolResult:
+        return _spec(name).run(arguments)
+
     run.__name__ = name
     fn: Callable[..., Any] = run
     if inline:
         async def run_inline(**arguments: Any) -> CallToolResult:
-            return run(**arguments)
+            return _spec(name).run(arguments)
 
         run_inline.__name__ = name
         fn = run_inline
-    return Tool(fn=fn, name=name, title=title, description=description,
-                parameters=inline_refs(input_model.model_json_schema()),
-                fn_metadata=metadata,
-                is_async=inline, annotations=READ_ONLY)
+    metadata = FuncMetadata(arg_model=PassThroughArgs, output_model=StructuredOutput, output_schema=entry["output_schema"])
+    return Tool(fn=fn, name=name, title=entry["title"], description=entry["description"],
+                parameters=entry["input_schema"], fn_metadata=metadata, is_async=inline, annotations=READ_ONLY)
+
+
+def all_tools(*, inline: bool = False) -> list[Tool]:
+    """The five tools, as published in server/tools.json; ``inline``: see make_tool."""
+    return [make_tool(entry, inline=inline) for entry in published_tools()]

@@ -4,16 +4,13 @@ Each handler takes validated input and the answer language and returns (structur
 """
 
 import difflib
-from functools import partial
 from typing import Annotated, Any
 
-from mcp.server.mcpserver.tools import Tool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpu_advisor.recommendation import Recommendation
 from gpu_advisor.server.errors import describe_validation
-from gpu_advisor.server.registry import ToolInputError, pre_parse
-from gpu_advisor.server.registry import make_tool as _make_tool
+from gpu_advisor.server.registry import ToolInputError, ToolSpec, pre_parse
 from gpu_advisor.workload import REGION_PATTERN, Lang, Workload
 
 LangField = Field(None, description="Answer language: zh (Chinese) or en (English). Default: zh.")
@@ -277,31 +274,30 @@ def explain_rule(q: RuleQuery, lang: str) -> tuple[BaseModel, str]:
 
 
 
-def all_tools(*, inline: bool = False) -> list[Tool]:
-    """The five tools; ``inline`` runs them on the event loop rather than a worker thread (see make_tool)."""
-    make_tool = partial(_make_tool, inline=inline)
-    return [
-        make_tool("recommend_gpu_config", "Recommend a GPU server configuration",
-                  "Recommend an Alibaba Cloud GPU instance type for a training, fine-tuning or inference job, with "
-                  "memory estimate, alternatives, cost, assumptions and the rules behind every line. Fill the fields "
-                  "the user stated (task is required); everything else gets a stated default. Returns the full "
-                  "recommendation as structured content and Markdown in the requested language (lang).",
-                  Workload, Recommendation, recommend_gpu_config, _workload),
-        make_tool("estimate_memory", "Estimate GPU memory per card",
-                  "Estimate the GPU memory per card of a job as configured (weights, gradients, optimizer state, "
-                  "activations, CUDA context), with the formula and assumptions. Same fields as recommend_gpu_config.",
-                  Workload, MemoryAnswer, estimate_memory, _workload),
-        make_tool("ask", "Ask in plain language",
-                  "Answer a free-text question in Chinese or English about what GPU server to use: returns what was "
-                  "understood from the question, what was assumed, and the recommendation. Prefer "
-                  "recommend_gpu_config when you can fill the fields yourself.",
-                  AskInput, AskAnswer, ask),
-        make_tool("list_instance_types", "List GPU instance types",
-                  "List Alibaba Cloud GPU instance types from the dated catalog, filtered by GPU model, memory per "
-                  "GPU, GPU count, RDMA, region and maximum hourly price.",
-                  CatalogQuery, InstanceList, list_instance_types),
-        make_tool("explain_rule", "Explain a rule",
-                  "Show one knowledge-base rule (its id appears in brackets in a recommendation): its text, "
-                  "conditions and sources.",
-                  RuleQuery, RuleExplanation, explain_rule),
-    ]
+# The five tools. server/tools.json publishes them: after a change here run tools/gen_tool_schemas.py (a test fails
+# until it is run).
+SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
+    ToolSpec("recommend_gpu_config", "Recommend a GPU server configuration",
+             "Recommend an Alibaba Cloud GPU instance type for a training, fine-tuning or inference job, with "
+             "memory estimate, alternatives, cost, assumptions and the rules behind every line. Fill the fields "
+             "the user stated (task is required); everything else gets a stated default. Returns the full "
+             "recommendation as structured content and Markdown in the requested language (lang).",
+             Workload, Recommendation, recommend_gpu_config, _workload),
+    ToolSpec("estimate_memory", "Estimate GPU memory per card",
+             "Estimate the GPU memory per card of a job as configured (weights, gradients, optimizer state, "
+             "activations, CUDA context), with the formula and assumptions. Same fields as recommend_gpu_config.",
+             Workload, MemoryAnswer, estimate_memory, _workload),
+    ToolSpec("ask", "Ask in plain language",
+             "Answer a free-text question in Chinese or English about what GPU server to use: returns what was "
+             "understood from the question, what was assumed, and the recommendation. Prefer "
+             "recommend_gpu_config when you can fill the fields yourself.",
+             AskInput, AskAnswer, ask),
+    ToolSpec("list_instance_types", "List GPU instance types",
+             "List Alibaba Cloud GPU instance types from the dated catalog, filtered by GPU model, memory per "
+             "GPU, GPU count, RDMA, region and maximum hourly price.",
+             CatalogQuery, InstanceList, list_instance_types),
+    ToolSpec("explain_rule", "Explain a rule",
+             "Show one knowledge-base rule (its id appears in brackets in a recommendation): its text, "
+             "conditions and sources.",
+             RuleQuery, RuleExplanation, explain_rule),
+)}

@@ -73,7 +73,7 @@ def test_wheel_ships_knowledge_and_templates(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for expected in ("gpu_advisor/knowledge/rules/10_task_tier.yaml", "gpu_advisor/knowledge/catalog/gpus.yaml",
                      "gpu_advisor/prompts/recommendation.md.j2", "gpu_advisor/prompts/messages.yaml",
-                     "gpu_advisor/prompts/cost.md.j2", "gpu_advisor/server/app.py", "gpu_advisor/costing/__init__.py",
+                     "gpu_advisor/prompts/cost.md.j2", "gpu_advisor/server/app.py", "gpu_advisor/server/tools.json", "gpu_advisor/costing/__init__.py",
                      "gpu_advisor/knowledge/datasets.yaml", "gpu_advisor/knowledge/scenarios.yaml"):
         assert expected in names, expected
     assert not any(n.startswith(("engine/", "knowledge/")) for n in names)
