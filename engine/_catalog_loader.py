@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
+from gpu_advisor import yamlio
 from gpu_advisor.catalog import (
     _FORBIDDEN_GPU_LABELS, GPU, Catalog, CatalogMeta, CostLeverFact, CpuFamily, CpuInstanceType, CpuRatioRules,
     EssdLevel, Family, FamilyNotFound, InstanceType, Platform, Price, StorageEntry, normalise_type_name,
@@ -19,7 +19,6 @@ from gpu_advisor.errors import KnowledgeError
 
 M = TypeVar("M", bound=BaseModel)
 OVERRIDE_KEYS = ("prices", "instance_types")
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # same safe semantics, C speed when available
 
 
 def _fail(path: Path, entry: str, key: str, problem: str) -> KnowledgeError:
@@ -33,8 +32,8 @@ def _read(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise KnowledgeError(f"{path}: catalog file is missing", f"{path}：缺少目录文件", field=str(path))
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SafeLoader)  # noqa: S506 (safe loader)
-    except yaml.YAMLError as exc:
+        data = yamlio.safe_load(path.read_text(encoding="utf-8"))
+    except yamlio.YAMLError as exc:
         raise KnowledgeError(f"{path}: not valid YAML: {exc}", f"{path}：YAML 格式错误：{exc}",
                              field=str(path)) from None
     if not isinstance(data, dict):

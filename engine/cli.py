@@ -51,8 +51,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_file(path: str, stdin: TextIO) -> dict[str, Any]:
-    import yaml
-
+    from gpu_advisor import yamlio
     from gpu_advisor.errors import WorkloadError
 
     try:
@@ -61,9 +60,8 @@ def _read_file(path: str, stdin: TextIO) -> dict[str, Any]:
         raise WorkloadError(f"--workload: cannot read {path}: {exc.strerror}",
                             f"--workload：无法读取 {path}：{exc.strerror}", field="workload") from None
     try:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 1 MB in ms, not seconds
-        data = yaml.load(text, Loader=loader) if text.strip() else {}  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
+        data = yamlio.safe_load(text) if text.strip() else {}  # libyaml when present: 1 MB in ms, not seconds
+    except yamlio.YAMLError as exc:
         raise WorkloadError(f"--workload: {path} is not valid YAML/JSON ({exc.__class__.__name__})",
                             f"--workload：{path} 不是合法的 YAML/JSON", field="workload") from None
     if not isinstance(data, dict):

@@ -13,8 +13,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import yaml
 
+from gpu_advisor import yamlio
 from gpu_advisor.catalog import Catalog
 from gpu_advisor.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
@@ -133,7 +133,7 @@ def _region(w: Workload) -> tuple[str, list[Note]]:
 @lru_cache(maxsize=1)
 def _datasets() -> dict[str, dict[str, Any]]:
     path = resources.files("gpu_advisor.knowledge") / "datasets.yaml"
-    return {d["task"]: d for d in yaml.safe_load(path.read_text(encoding="utf-8"))["datasets"]}
+    return {d["task"]: d for d in yamlio.safe_load(path.read_text(encoding="utf-8"))["datasets"]}
 
 
 def _job_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:

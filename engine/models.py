@@ -13,9 +13,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from gpu_advisor import yamlio
 from gpu_advisor.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError, UnknownModelError
 
@@ -207,8 +207,8 @@ _norm_cached = lru_cache(maxsize=4096)(_fold)
 def _read_yaml(name: str) -> dict[str, Any]:
     path = resources.files("gpu_advisor.knowledge") / "models" / name
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = yamlio.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yamlio.YAMLError) as exc:
         raise KnowledgeError(f"knowledge/models/{name}: cannot be read ({exc})",
                              f"knowledge/models/{name}：无法读取（{exc}）") from exc
     if not isinstance(data, dict):

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 import yaml
 
 from gpu_advisor.catalog import Catalog, InstanceType, load_catalog_dir
+from gpu_advisor import yamlio
 from gpu_advisor.costing.aliyun import EcsApi, SdkEcsApi, SdkMissing
 from gpu_advisor.costing.spot_history import sidecar_path
 from gpu_advisor.errors import KnowledgeError
@@ -189,7 +190,7 @@ def refresh(api: EcsApi, catalog: Catalog, region: str, *, spot_days: int = 7,
 def _existing(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict):
         raise KnowledgeError(f"{path}: existing override is not a mapping", f"{path}：现有覆盖文件不是映射")
     return data

@@ -12,8 +12,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 import jinja2
-import yaml
 
+from gpu_advisor import yamlio
 from gpu_advisor.i18n import Text
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def num(value: Any) -> str:
 @lru_cache(maxsize=1)
 def _messages() -> dict[str, Any]:
     path = resources.files("gpu_advisor.prompts") / "messages.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlio.safe_load(path.read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=2)

@@ -12,9 +12,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
+from gpu_advisor import yamlio
 from gpu_advisor.i18n import Text
 from gpu_advisor.workload import Workload
 
@@ -37,7 +37,7 @@ class ScenarioRow(BaseModel):
 @lru_cache(maxsize=1)
 def _table() -> dict[str, list[dict[str, Any]]]:
     path = resources.files("gpu_advisor.knowledge") / "scenarios.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["scenarios"]
+    return yamlio.safe_load(path.read_text(encoding="utf-8"))["scenarios"]
 
 
 def wants_scenarios(w: Workload) -> bool:

@@ -79,10 +79,10 @@ def add_resources(server: MCPServer) -> None:
 
 @lru_cache(maxsize=1)
 def load_prompts() -> dict[str, Any]:
-    import yaml
+    from gpu_advisor import yamlio
 
     text = (importlib_resources.files("gpu_advisor.prompts") / "mcp_prompts.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return yamlio.safe_load(text)
 
 
 def _make_prompt(name: str, spec: dict[str, Any]) -> Prompt:

@@ -9,8 +9,8 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
-import yaml
 
+from gpu_advisor import yamlio
 from gpu_advisor.errors import KnowledgeError
 
 LEXICON_FILE = "ask/lexicon.yaml"
@@ -65,7 +65,7 @@ def _entries(rows: list[dict[str, Any]], key: str, section: str) -> tuple[Entry,
 
 @lru_cache(maxsize=1)
 def load_lexicon() -> Lexicon:
-    raw = yaml.safe_load(files("gpu_advisor.knowledge").joinpath(LEXICON_FILE).read_text(encoding="utf-8"))
+    raw = yamlio.safe_load(files("gpu_advisor.knowledge").joinpath(LEXICON_FILE).read_text(encoding="utf-8"))
     keywords = {name: _compile("|".join(f"(?:{p})" for p in pats), f"keywords.{name}")
                 for name, pats in raw["keywords"].items()}
     return Lexicon(

@@ -9,8 +9,8 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
-import yaml
 
+from gpu_advisor import yamlio
 from gpu_advisor.ask.parsed import ParsedQuestion, Scanner
 from gpu_advisor.errors import KnowledgeError, WorkloadError
 from gpu_advisor.i18n import Text
@@ -71,7 +71,7 @@ def _tuple(value: Any) -> Any:
 
 @lru_cache(maxsize=1)
 def load_questions() -> QuestionBook:
-    raw = yaml.safe_load(files("gpu_advisor.knowledge").joinpath(QUESTIONS_FILE).read_text(encoding="utf-8"))
+    raw = yamlio.safe_load(files("gpu_advisor.knowledge").joinpath(QUESTIONS_FILE).read_text(encoding="utf-8"))
     questions = {field: _question(field, q) for field, q in raw["questions"].items()}
     for field in questions:
         if field not in Workload.model_fields:

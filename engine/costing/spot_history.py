@@ -10,8 +10,9 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from gpu_advisor import yamlio
 
 
 class SpotObservation(BaseModel):
@@ -44,8 +45,8 @@ def sidecar_path(override: str | Path) -> Path:
 @lru_cache(maxsize=8)
 def _load(path: str, mtime: float) -> SpotHistory | None:
     try:
-        return SpotHistory.model_validate(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
-    except (OSError, yaml.YAMLError, ValidationError):
+        return SpotHistory.model_validate(yamlio.safe_load(Path(path).read_text(encoding="utf-8")))
+    except (OSError, yamlio.YAMLError, ValidationError):
         return None
 
 

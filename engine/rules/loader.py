@@ -16,9 +16,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
 from pydantic import ValidationError
 
+from gpu_advisor import yamlio
 from gpu_advisor.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError
 from gpu_advisor.facts import FACT_FIELDS, value_matches_type
@@ -69,8 +69,8 @@ def load_rules(directory: str | Path | None = None) -> RuleBase:
 
 def _load_file(path: Path) -> list[Rule]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
+        data = yamlio.safe_load(path.read_text(encoding="utf-8"))
+    except yamlio.YAMLError as exc:
         raise KnowledgeError(f"{path.name}: not valid YAML ({exc})", f"{path.name}：YAML 格式错误（{exc}）") from None
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list) or set(data) != {"rules"}:
         raise KnowledgeError(f"{path.name}: expected a mapping with one key 'rules' holding a list",
