@@ -1,6 +1,11 @@
 """Cold start: `gpu-advisor --version`, `import gpu_advisor`, and time until `gpu-advisor serve` (stdio) answers
 `initialize` - each a fresh process, median of --n runs (target <= 1 s). Also the SDK's own import, the floor
-under `initialize` (mcp 2.3 builds ~500 pydantic models of three protocol versions at import).
+under `initialize` (mcp 2.3 builds ~500 pydantic models of three protocol versions at import; timed, like
+`initialize`, to the process's first line of output, so not its exit), run in alternation
+with the server so that both see the same machine speed: "initialize - SDK import" is the median of the pairs'
+differences (what gpu-advisor adds). And the time to the first answer: the same server process, after answering
+`initialize`, is sent `notifications/initialized` and one `recommend_gpu_config` call; the time from spawning it
+to that answer includes what the first call imports and loads (the engine, the knowledge base).
 
     python bench/cold_start.py [--n 7] [--json bench/out/cold_start.json]
 """
@@ -20,6 +25,11 @@ from typing import Any
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+FIRST_CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "recommend_gpu_config",
+                         "arguments": {"task": "semantic_segmentation", "model": "DeepLabV3+", "input_size": [1024, 1024],
+                                       "batch_size_per_gpu": 8, "lang": "en"}}}
 
 
 def command() -> list[str]:
@@ -33,21 +43,46 @@ def time_run(argv: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-def time_initialize(timeout: float = 60.0) -> float:
+def time_to_line(argv: list[str], timeout: float = 60.0) -> float:
+    """Seconds until the process writes its first line (its exit, which frees what it loaded, is not counted)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdout
+        ready, _, _ = select.select([proc.stdout], [], [], timeout)
+        if not ready:
+            raise TimeoutError(f"no output from {argv}")
+        proc.stdout.readline()
+        return time.perf_counter() - t0
+    finally:
+        proc.wait(30)
+
+
+def _reply(proc: subprocess.Popen, t0: float, timeout: float) -> tuple[float, dict[str, Any]]:
+    assert proc.stdout
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    if not ready:
+        raise TimeoutError("no answer from the server")
+    line = proc.stdout.readline()
+    return time.perf_counter() - t0, json.loads(line)
+
+
+def time_server(timeout: float = 60.0) -> tuple[float, float]:
+    """Spawn `gpu-advisor serve`: seconds until it answers initialize, and until it answers the first tool call."""
     t0 = time.perf_counter()
     proc = subprocess.Popen([*command(), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     try:
-        assert proc.stdin and proc.stdout
+        assert proc.stdin
         proc.stdin.write((json.dumps(INIT) + "\n").encode())
         proc.stdin.flush()
-        ready, _, _ = select.select([proc.stdout], [], [], timeout)
-        if not ready:
-            raise TimeoutError("no answer to initialize")
-        line = proc.stdout.readline()
-        elapsed = time.perf_counter() - t0
-        assert json.loads(line)["result"]["serverInfo"]["name"] == "gpu-advisor", line[:200]
-        return elapsed
+        initialized, reply = _reply(proc, t0, timeout)
+        assert reply["result"]["serverInfo"]["name"] == "gpu-advisor", reply
+        proc.stdin.write((json.dumps(INITIALIZED) + "\n" + json.dumps(FIRST_CALL) + "\n").encode())
+        proc.stdin.flush()
+        answered, reply = _reply(proc, t0, timeout)
+        assert reply["id"] == 2 and not reply["result"].get("isError"), str(reply)[:300]
+        return initialized, answered
     finally:
         proc.stdin.close() if proc.stdin else None
         try:
@@ -57,20 +92,31 @@ def time_initialize(timeout: float = 60.0) -> float:
             proc.wait(5)
 
 
-def median(fn: Any, n: int) -> dict[str, float]:
-    runs = [fn() for _ in range(n)]
+def summary(runs: list[float]) -> dict[str, float]:
     return {"median_s": round(statistics.median(runs), 3), "min_s": round(min(runs), 3), "max_s": round(max(runs), 3)}
+
+
+def median(fn: Any, n: int) -> dict[str, float]:
+    return summary([fn() for _ in range(n)])
 
 
 def run(n: int) -> dict[str, Any]:
     env_note = {"python": sys.version.split()[0], "cpus": os.cpu_count()}
-    return {**env_note,
-            "python_startup": median(lambda: time_run([sys.executable, "-c", "pass"]), n),
-            "import_gpu_advisor": median(lambda: time_run([sys.executable, "-c", "import gpu_advisor"]), n),
-            "version": median(lambda: time_run([*command(), "--version"]), n),
-            "import_recommend": median(lambda: time_run([sys.executable, "-c", "from gpu_advisor import recommend"]), n),
-            "import_mcp_server": median(lambda: time_run([sys.executable, "-c", "import mcp.server.mcpserver"]), n),
-            "stdio_initialize": median(time_initialize, n)}
+    result: dict[str, Any] = {
+        **env_note,
+        "python_startup": median(lambda: time_run([sys.executable, "-c", "pass"]), n),
+        "import_gpu_advisor": median(lambda: time_run([sys.executable, "-c", "import gpu_advisor"]), n),
+        "version": median(lambda: time_run([*command(), "--version"]), n),
+        "import_recommend": median(lambda: time_run([sys.executable, "-c", "from gpu_advisor import recommend"]), n)}
+    sdk, init, first = [], [], []
+    for _ in range(n):  # alternated: the SDK's import and the server see the same machine speed
+        sdk.append(time_to_line([sys.executable, "-c", "import mcp.server.mcpserver; print('imported', flush=True)"]))
+        initialized, answered = time_server()
+        init.append(initialized)
+        first.append(answered)
+    result.update(import_mcp_server=summary(sdk), stdio_initialize=summary(init),
+                  initialize_minus_sdk=summary([i - s for i, s in zip(init, sdk)]), first_answer=summary(first))
+    return result
 
 
 def table(r: dict[str, Any]) -> str:
@@ -80,7 +126,9 @@ def table(r: dict[str, Any]) -> str:
                        ("import_gpu_advisor", "import gpu_advisor"), ("version", "gpu-advisor --version"),
                        ("import_recommend", "from gpu_advisor import recommend"),
                        ("import_mcp_server", "import mcp.server.mcpserver (the SDK alone)"),
-                       ("stdio_initialize", "gpu-advisor serve: answer to initialize")]:
+                       ("stdio_initialize", "gpu-advisor serve: answer to initialize"),
+                       ("initialize_minus_sdk", "  initialize - SDK import (paired runs)"),
+                       ("first_answer", "  first recommend_gpu_config answered")]:
         s = r[key]
         lines.append(f"{label:<44} {s['median_s']:>9.3f} {s['min_s']:>7.3f} {s['max_s']:>7.3f}")
     lines.append("targets: --version and initialize <= 1 s")
