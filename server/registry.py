@@ -165,7 +165,11 @@ class ToolSpec:
     input_model: type[BaseModel]
     output_model: type[BaseModel]
     handler: Handler
-    validator: Validator | None = None
+    validator: Validator | None = None  # default: the input model's (model_validator)
+
+    def __post_init__(self) -> None:
+        if self.validator is None:
+            object.__setattr__(self, "validator", model_validator(self.input_model))
 
     def published(self) -> dict[str, Any]:
         """The entry of server/tools.json: what tools/list shows for this tool."""
@@ -178,9 +182,9 @@ class ToolSpec:
         from gpu_advisor.errors import AdvisorError
 
         lang = pick_lang(arguments.get("lang"))
-        validate = self.validator or model_validator(self.input_model)
+        assert self.validator is not None  # set in __post_init__
         try:
-            value = validate(arguments, lang)
+            value = self.validator(arguments, lang)
             output, text = self.handler(value, lang)
         except ToolInputError as exc:
             return error_result(str(exc))
