@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any, Callable, TextIO
 
 Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
@@ -94,15 +95,29 @@ def cmd_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     return serve(transport=args.transport, host=args.host, port=args.port, workers=args.workers)
 
 
+def _run_ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from gpu_advisor.ask.cli import run_ask
+
+    return run_ask(args, stdin=stdin, stdout=stdout)
+
+
+def add_refresh_parser(catalog_subparsers: Any) -> argparse.ArgumentParser:
+    """`catalog refresh`'s arguments (gpu_advisor.refresh runs it; registering them imports none of it)."""
+    p = catalog_subparsers.add_parser(
+        "refresh", help="update instance types, prices and spot history from Alibaba Cloud's API (needs [aliyun])")
+    p.add_argument("--region", default="cn-hangzhou", help="region id, e.g. cn-hangzhou (default)")
+    p.add_argument("--output", type=Path, default=None,
+                   help="override file to write (default: $GPU_ADVISOR_CATALOG_OVERRIDE or ~/.config/gpu-advisor/catalog-override.yaml)")
+    p.add_argument("--spot-days", type=int, default=7, help="days of spot price history to summarise (default 7)")
+    return p
+
+
 def add_commands(sub: Any) -> dict[str, Handler]:
     handlers: dict[str, Handler] = {}
-    try:
-        from gpu_advisor.ask.cli import add_ask_parser, run_ask
+    from gpu_advisor.ask.args import add_ask_parser
 
-        add_ask_parser(sub)
-        handlers["ask"] = lambda args, stdin, stdout: run_ask(args, stdin=stdin, stdout=stdout)
-    except ImportError:
-        pass
+    add_ask_parser(sub)
+    handlers["ask"] = _run_ask
     cat = sub.add_parser("catalog", help="list GPU instance types from the dated catalog")
     cat.add_argument("--gpu", help="GPU id or name, e.g. A10, L20")
     cat.add_argument("--min-gpu-memory", type=float, help="minimum GB per GPU")
@@ -110,8 +125,6 @@ def add_commands(sub: Any) -> dict[str, Handler]:
     cat.add_argument("--region", help="only types with a price in this region")
     cat.add_argument("--json", action="store_true")
     cat.add_argument("--debug", action="store_true")
-    from gpu_advisor.refresh import add_refresh_parser
-
     add_refresh_parser(cat.add_subparsers(dest="catalog_action", metavar="ACTION"))
     rules = sub.add_parser("rules", help="list the rules")
     rules.add_argument("--lang", choices=["zh", "en"])

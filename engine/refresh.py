@@ -18,8 +18,9 @@ from typing import Any, TextIO
 
 import yaml
 
-from gpu_advisor.catalog import Catalog, InstanceType, load_catalog_dir
 from gpu_advisor import yamlio
+from gpu_advisor.catalog import Catalog, InstanceType, load_catalog_dir
+from gpu_advisor.cli_more import add_refresh_parser  # the arguments live with the CLI (no import of this module)
 from gpu_advisor.costing.aliyun import EcsApi, SdkEcsApi, SdkMissing
 from gpu_advisor.costing.spot_history import sidecar_path
 from gpu_advisor.errors import KnowledgeError
@@ -237,17 +238,6 @@ def shipped_catalog_dir() -> Path:
 # -- command line ------------------------------------------------------------------------------------------------
 def default_output() -> Path:
     return Path(os.environ.get("GPU_ADVISOR_CATALOG_OVERRIDE") or DEFAULT_OUTPUT).expanduser()
-
-
-def add_refresh_parser(catalog_subparsers: Any) -> argparse.ArgumentParser:
-    p = catalog_subparsers.add_parser(
-        "refresh", help="update instance types, prices and spot history from Alibaba Cloud's API (needs [aliyun])")
-    p.add_argument("--region", default="cn-hangzhou", help="region id, e.g. cn-hangzhou (default)")
-    p.add_argument("--output", type=Path, default=None,
-                   help="override file to write (default: $GPU_ADVISOR_CATALOG_OVERRIDE or ~/.config/gpu-advisor/catalog-override.yaml)")
-    p.add_argument("--spot-days", type=int, default=7, help="days of spot price history to summarise (default 7)")
-    p.set_defaults(func=run_refresh)
-    return p
 
 
 def run_refresh(args: argparse.Namespace, stdout: TextIO, api: EcsApi | None = None,
