@@ -13,7 +13,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-
 from gpu_advisor import yamlio
 from gpu_advisor.catalog import Catalog
 from gpu_advisor.i18n import Note, note
