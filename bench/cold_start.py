@@ -5,7 +5,9 @@ under `initialize` (mcp 2.3 builds ~500 pydantic models of three protocol versio
 with the server so that both see the same machine speed: "initialize - SDK import" is the median of the pairs'
 differences (what gpu-advisor adds). And the time to the first answer: the same server process, after answering
 `initialize`, is sent `notifications/initialized` and one `recommend_gpu_config` call; the time from spawning it
-to that answer includes what the first call imports and loads (the engine, the knowledge base).
+to that answer includes what the first call imports and loads (the engine, the knowledge base). And one answer at
+the terminal, start to exit: `gpu-advisor recommend --workload examples/cityscapes_deeplabv3plus.yaml` and
+`gpu-advisor ask --no-input` with the seed question.
 
     python bench/cold_start.py [--n 7] [--json bench/out/cold_start.json]
 """
@@ -25,6 +27,9 @@ from typing import Any
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+ROOT = Path(__file__).resolve().parents[1]
+CLI_RECOMMEND = ["recommend", "--workload", str(ROOT / "examples" / "cityscapes_deeplabv3plus.yaml"), "--lang", "en"]
+CLI_ASK = ["ask", "--no-input", "用 DeepLabV3+ 在 Cityscapes 上训练语义分割，1024x1024，需要什么 GPU？"]
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 FIRST_CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
               "params": {"name": "recommend_gpu_config",
@@ -107,7 +112,9 @@ def run(n: int) -> dict[str, Any]:
         "python_startup": median(lambda: time_run([sys.executable, "-c", "pass"]), n),
         "import_gpu_advisor": median(lambda: time_run([sys.executable, "-c", "import gpu_advisor"]), n),
         "version": median(lambda: time_run([*command(), "--version"]), n),
-        "import_recommend": median(lambda: time_run([sys.executable, "-c", "from gpu_advisor import recommend"]), n)}
+        "import_recommend": median(lambda: time_run([sys.executable, "-c", "from gpu_advisor import recommend"]), n),
+        "cli_recommend": median(lambda: time_run([*command(), *CLI_RECOMMEND]), n),
+        "cli_ask": median(lambda: time_run([*command(), *CLI_ASK]), n)}
     sdk, init, first = [], [], []
     for _ in range(n):  # alternated: the SDK's import and the server see the same machine speed
         sdk.append(time_to_line([sys.executable, "-c", "import mcp.server.mcpserver; print('imported', flush=True)"]))
@@ -125,6 +132,8 @@ def table(r: dict[str, Any]) -> str:
     for key, label in [("python_startup", "python -c pass (interpreter alone)"),
                        ("import_gpu_advisor", "import gpu_advisor"), ("version", "gpu-advisor --version"),
                        ("import_recommend", "from gpu_advisor import recommend"),
+                       ("cli_recommend", "gpu-advisor recommend (one answer, Markdown)"),
+                       ("cli_ask", "gpu-advisor ask --no-input (one question)"),
                        ("import_mcp_server", "import mcp.server.mcpserver (the SDK alone)"),
                        ("stdio_initialize", "gpu-advisor serve: answer to initialize"),
                        ("initialize_minus_sdk", "  initialize - SDK import (paired runs)"),

@@ -93,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
          f"{mcp['wire_only']['ratio_recommend_to_library_plus_noop_p50']}x wire, "
          f"{mcp['client_validates']['ratio_recommend_to_library_plus_noop_p50']}x SDK client", ""),
         ("gpu-advisor --version (median)", f"{cold['version']['median_s']} s", "<= 1 s"),
+        ("gpu-advisor recommend / ask, one answer from a cold start (median)",
+         f"{cold['cli_recommend']['median_s']} / {cold['cli_ask']['median_s']} s", ""),
         ("stdio server answers initialize (median)", f"{cold['stdio_initialize']['median_s']} s", "<= 1 s"),
         ("  initialize - SDK import (paired); first tool call answered",
          f"{cold['initialize_minus_sdk']['median_s']} s; {cold['first_answer']['median_s']} s", ""),
