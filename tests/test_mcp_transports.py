@@ -74,6 +74,33 @@ async def test_stdio_console_script(tmp_path: Path) -> None:
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
 
 
+async def test_stdio_first_calls_arrive_together(tmp_path: Path) -> None:
+    """A fresh server imports a tool's code on its first call: the five tools called at once as the very first
+    calls (each on its own worker thread, importing concurrently) all answer, as they answer when called again."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    command = serve_command()
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(tmp_path))
+    first: dict = {}
+    with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            async def one(name: str, args: dict) -> None:
+                first[name] = await client.call_tool(name, args)
+
+            with anyio.fail_after(TIMEOUT_S):
+                async with anyio.create_task_group() as group:
+                    for name, args in CALLS.items():
+                        group.start_soon(one, name, args)
+                again = {name: await client.call_tool(name, args) for name, args in CALLS.items()}
+    assert set(first) == set(CALLS)
+    for name in CALLS:
+        assert not first[name].is_error, (name, first[name].content[0].text)
+        assert first[name].structured_content == again[name].structured_content, name
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
