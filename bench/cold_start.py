@@ -5,11 +5,13 @@ under `initialize` (mcp 2.3 builds ~500 pydantic models of three protocol versio
 with the server so that both see the same machine speed: "initialize - SDK import" is the median of the pairs'
 differences (what gpu-advisor adds). And the time to the first answer: the same server process, after answering
 `initialize`, is sent `notifications/initialized` and one `recommend_gpu_config` call; the time from spawning it
-to that answer includes what the first call imports and loads (the engine, the knowledge base). And one answer at
+to that answer includes what the first call imports and loads (the engine, the knowledge base). And as a client that
+a person or a model drives: the handshake, `tools/list` (timed from its request), then a pause of --pause seconds
+(the client waiting for its user or its model) before the same call, timed from its request. And one answer at
 the terminal, start to exit: `gpu-advisor recommend --workload examples/cityscapes_deeplabv3plus.yaml` and
 `gpu-advisor ask --no-input` with the seed question.
 
-    python bench/cold_start.py [--n 7] [--json bench/out/cold_start.json]
+    python bench/cold_start.py [--n 7] [--pause 3] [--json bench/out/cold_start.json]
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CLI_RECOMMEND = ["recommend", "--workload", str(ROOT / "examples" / "cityscapes_deeplabv3plus.yaml"), "--lang", "en"]
 CLI_ASK = ["ask", "--no-input", "用 DeepLabV3+ 在 Cityscapes 上训练语义分割，1024x1024，需要什么 GPU？"]
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
 FIRST_CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
               "params": {"name": "recommend_gpu_config",
                          "arguments": {"task": "semantic_segmentation", "model": "DeepLabV3+", "input_size": [1024, 1024],
@@ -97,6 +100,36 @@ def time_server(timeout: float = 60.0) -> tuple[float, float]:
             proc.wait(5)
 
 
+def time_paused_client(pause: float, timeout: float = 60.0) -> tuple[float, float]:
+    """Spawn `gpu-advisor serve`, shake hands, list the tools, wait ``pause`` seconds, call recommend_gpu_config:
+    seconds from the tools/list request to its answer, and from the call to its answer."""
+    proc = subprocess.Popen([*command(), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdin
+
+        def send(*messages: dict[str, Any]) -> float:
+            assert proc.stdin
+            proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+            proc.stdin.flush()
+            return time.perf_counter()
+
+        _reply(proc, send(INIT), timeout)
+        listed, reply = _reply(proc, send(INITIALIZED, TOOLS_LIST), timeout)
+        assert reply["id"] == 3 and len(reply["result"]["tools"]) == 5, str(reply)[:300]
+        time.sleep(pause)
+        answered, reply = _reply(proc, send(FIRST_CALL), timeout)
+        assert reply["id"] == 2 and not reply["result"].get("isError"), str(reply)[:300]
+        return listed, answered
+    finally:
+        proc.stdin.close() if proc.stdin else None
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
 def summary(runs: list[float]) -> dict[str, float]:
     return {"median_s": round(statistics.median(runs), 3), "min_s": round(min(runs), 3), "max_s": round(max(runs), 3)}
 
@@ -105,7 +138,7 @@ def median(fn: Any, n: int) -> dict[str, float]:
     return summary([fn() for _ in range(n)])
 
 
-def run(n: int) -> dict[str, Any]:
+def run(n: int, pause: float = 3.0) -> dict[str, Any]:
     env_note = {"python": sys.version.split()[0], "cpus": os.cpu_count()}
     result: dict[str, Any] = {
         **env_note,
@@ -115,14 +148,18 @@ def run(n: int) -> dict[str, Any]:
         "import_recommend": median(lambda: time_run([sys.executable, "-c", "from gpu_advisor import recommend"]), n),
         "cli_recommend": median(lambda: time_run([*command(), *CLI_RECOMMEND]), n),
         "cli_ask": median(lambda: time_run([*command(), *CLI_ASK]), n)}
-    sdk, init, first = [], [], []
+    sdk, init, first, listed, paused = [], [], [], [], []
     for _ in range(n):  # alternated: the SDK's import and the server see the same machine speed
         sdk.append(time_to_line([sys.executable, "-c", "import mcp.server.mcpserver; print('imported', flush=True)"]))
         initialized, answered = time_server()
         init.append(initialized)
         first.append(answered)
+        tools_list, call = time_paused_client(pause)
+        listed.append(tools_list)
+        paused.append(call)
     result.update(import_mcp_server=summary(sdk), stdio_initialize=summary(init),
-                  initialize_minus_sdk=summary([i - s for i, s in zip(init, sdk)]), first_answer=summary(first))
+                  initialize_minus_sdk=summary([i - s for i, s in zip(init, sdk)]), first_answer=summary(first),
+                  tools_list_after_handshake=summary(listed), first_call_after_pause=summary(paused), pause_s=pause)
     return result
 
 
@@ -137,7 +174,9 @@ def table(r: dict[str, Any]) -> str:
                        ("import_mcp_server", "import mcp.server.mcpserver (the SDK alone)"),
                        ("stdio_initialize", "gpu-advisor serve: answer to initialize"),
                        ("initialize_minus_sdk", "  initialize - SDK import (paired runs)"),
-                       ("first_answer", "  first recommend_gpu_config answered")]:
+                       ("first_answer", "  first recommend_gpu_config answered"),
+                       ("tools_list_after_handshake", "  tools/list right after the handshake"),
+                       ("first_call_after_pause", f"  first call {r['pause_s']:g} s after tools/list")]:
         s = r[key]
         lines.append(f"{label:<44} {s['median_s']:>9.3f} {s['min_s']:>7.3f} {s['max_s']:>7.3f}")
     lines.append("targets: --version and initialize <= 1 s")
@@ -147,9 +186,10 @@ def table(r: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=7)
+    parser.add_argument("--pause", type=float, default=3.0, help="seconds between tools/list and the first call")
     parser.add_argument("--json", type=Path, default=Path(__file__).parent / "out" / "cold_start.json")
     args = parser.parse_args(argv)
-    result = run(args.n)
+    result = run(args.n, args.pause)
     print(table(result))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")

@@ -98,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         ("stdio server answers initialize (median)", f"{cold['stdio_initialize']['median_s']} s", "<= 1 s"),
         ("  initialize - SDK import (paired); first tool call answered",
          f"{cold['initialize_minus_sdk']['median_s']} s; {cold['first_answer']['median_s']} s", ""),
+        (f"  tools/list after the handshake; first call {cold['pause_s']:g} s later (warmed up)",
+         f"{cold['tools_list_after_handshake']['median_s']} s; {cold['first_call_after_pause']['median_s']} s", ""),
         (f"HTTP {http['clients']} clients x {http['seconds']} s, {http.get('workers', 1)} workers, {http.get('cpus')} CPUs",
          f"{http['req_per_s']} req/s, {http['errors']} errors, p50 / p99 {http['p50_ms']} / {http['p99_ms']} ms",
          ">= 300 req/s, 0 errors"),

@@ -46,10 +46,16 @@ def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> int:
     """Run the server until its client disconnects (stdio) or it is interrupted (http). Returns an exit code."""
     if transport == "stdio":
+        from gpu_advisor.server import warmup
+
         try:
-            build_server().run("stdio")
+            server = build_server()
+            warmup.warm_after_handshake(server)  # the first tool call finds the engine loaded (server/warmup.py)
+            server.run("stdio")
         except KeyboardInterrupt:  # pragma: no cover - Ctrl-C
             pass
+        finally:
+            warmup.BACKGROUND.stop()
         return 0
     if transport == "http":
         from gpu_advisor.server.http import run_http

@@ -10,8 +10,8 @@ Security, all through the SDK's own hooks:
 Speed (bench/http_load.py; figures in docs/mcp.md):
 - The tools run on the event loop (``inline_tools``): they are CPU-bound, so worker threads only add a hop and
   GIL contention.
-- Before the port opens, ``warm_up()`` calls every tool once, so the knowledge base, the templates and the
-  model tables are loaded once, not by dozens of concurrent first requests at the same time.
+- Before the port opens, ``warm_up()`` (server/warmup.py) calls every tool once, so the knowledge base, the
+  templates and the model tables are loaded once, not by dozens of concurrent first requests at the same time.
 - ``workers`` > 1 (``--workers`` / GPU_ADVISOR_HTTP_WORKERS) forks that many worker processes after the warm-up;
   they share the listening socket (the server is stateless) and the warm memory pages (copy-on-write).
 """
@@ -27,6 +27,8 @@ from typing import Any
 from mcp.server.auth.provider import AccessToken
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+
+from gpu_advisor.server.warmup import warm_up
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MAX_BODY_BYTES = 256 * 1024
@@ -94,31 +96,7 @@ def _install_fast_path(server: Any, security: TransportSecuritySettings) -> bool
     return True
 
 
-# One call of each tool (both languages for the Markdown templates): loads what the first requests would load.
-WARM_UP_CALLS: list[tuple[str, dict[str, Any]]] = [
-    ("recommend_gpu_config", {"task": "semantic_segmentation", "model": "DeepLabV3+", "input_size": [1024, 1024], "lang": "en"}),
-    ("recommend_gpu_config", {"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "lang": "zh"}),
-    ("estimate_memory", {"task": "llm_finetune", "model": "Qwen2.5 7B", "lang": "en"}),
-    ("ask", {"question": "Fine-tune Llama 3.1 8B with LoRA, seq len 4096, bf16"}),
-    ("list_instance_types", {"gpu": "L20", "region": "cn-hangzhou"}),
-    ("explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"}),
-]
 MAX_WORKERS = 64
-
-
-def warm_up() -> float:
-    """Call every tool once in this process (before serving); returns the seconds it took. Never raises: a
-    failure here shows up again, as a tool error, on the request that meets it."""
-    from gpu_advisor.server.registry import all_tools
-
-    t0 = time.perf_counter()
-    try:
-        tools = {tool.name: tool for tool in all_tools()}
-        for name, arguments in WARM_UP_CALLS:
-            tools[name].fn(**arguments)
-    except Exception as exc:  # pragma: no cover - a broken knowledge base fails every call anyway
-        sys.stderr.write(f"gpu-advisor serve: warm-up failed ({type(exc).__name__}); continuing\n")
-    return time.perf_counter() - t0
 
 
 def _workers(value: int | None) -> int | None:

@@ -23,6 +23,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from gpu_advisor.server import warmup
 from gpu_advisor.server.errors import describe_advisor_error, describe_validation, pick_lang
 
 PUBLISHED = "tools.json"
@@ -205,6 +206,7 @@ def published_tools() -> list[dict[str, Any]]:
 
 
 def _spec(name: str) -> ToolSpec:
+    warmup.BACKGROUND.wait()  # the stdio warm-up imports the same modules: answer after it, not alongside it
     from gpu_advisor.server.tools import SPECS
 
     return SPECS[name]

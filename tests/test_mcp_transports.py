@@ -101,6 +101,27 @@ async def test_stdio_first_calls_arrive_together(tmp_path: Path) -> None:
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("linger_s", [0.0, 0.25])
+def test_stdio_client_leaving_during_the_warm_up(tmp_path: Path, linger_s: float) -> None:
+    """The server warms up on a background thread after the handshake (server/warmup.py). A client that leaves
+    then (stdin closed mid-import or mid-load): the server exits by itself, status 0, nothing on stderr."""
+    with subprocess.Popen(serve_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          cwd=tmp_path) as proc:
+        assert proc.stdin and proc.stdout and proc.stderr
+        proc.stdin.write((json.dumps(INIT) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["result"]["serverInfo"]["name"] == "gpu-advisor"
+        proc.stdin.write((json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n").encode())
+        proc.stdin.flush()
+        time.sleep(linger_s)
+        proc.stdin.close()
+        try:
+            assert proc.wait(TIMEOUT_S) == 0
+        finally:
+            proc.kill() if proc.poll() is None else None
+        assert proc.stderr.read() == b""
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
