@@ -206,7 +206,8 @@ def published_tools() -> list[dict[str, Any]]:
 
 
 def _spec(name: str) -> ToolSpec:
-    warmup.BACKGROUND.wait()  # the stdio warm-up imports the same modules: answer after it, not alongside it
+    warmup.BACKGROUND.wait()  # the stdio warm-up is running: answer after its current step, not alongside it
+    warmup.import_engine()  # once per process, under a lock (concurrent first imports can deadlock)
     from gpu_advisor.server.tools import SPECS
 
     return SPECS[name]

@@ -4,7 +4,9 @@ Every resource is JSON and carries the knowledge version and the catalog's compi
 and rules carry their own as_of / since and sources.
 """
 
+import functools
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources as importlib_resources
 from typing import Any
@@ -16,6 +18,19 @@ from mcp_types import Annotations
 
 JSON = "application/json"
 KNOWLEDGE = Annotations(audience=["user", "assistant"], priority=0.5)
+
+
+def _engine(read: Callable[..., str]) -> Callable[..., str]:
+    """A resource that reads the engine: its modules are imported once, under the tools' lock (server/warmup.py)."""
+
+    @functools.wraps(read)
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        from gpu_advisor.server.warmup import import_engine
+
+        import_engine()
+        return read(*args, **kwargs)
+
+    return wrapper
 
 
 def _dump(data: Any) -> str:
@@ -30,6 +45,7 @@ def _versions() -> dict[str, Any]:
             "rule_count": len(kb.rules.active)}
 
 
+@_engine
 def catalog_instances() -> str:
     """Every GPU instance type in the dated catalog (no prices: see list_instance_types with a region)."""
     from gpu_advisor.advisor import get_knowledge
@@ -39,6 +55,7 @@ def catalog_instances() -> str:
     return _dump({**_versions(), "caveats": list(meta.caveats), "instance_types": catalog_rows()})
 
 
+@_engine
 def rules_index() -> str:
     """Ids, titles (zh and en) and dates of the active rules."""
     from gpu_advisor.advisor import get_knowledge
@@ -48,6 +65,7 @@ def rules_index() -> str:
     return _dump({**_versions(), "rules": rules})
 
 
+@_engine
 def rule_detail(rule_id: str) -> str:
     """One rule in zh and en: text, conditions, sources."""
     from gpu_advisor.advisor import get_knowledge
@@ -59,6 +77,7 @@ def rule_detail(rule_id: str) -> str:
     return _dump({**_versions(), "zh": rule_summary(rule, "zh"), "en": rule_summary(rule, "en")})
 
 
+@_engine
 def workload_schema() -> str:
     """The JSON schema of a Workload (the input of recommend_gpu_config and estimate_memory)."""
     from gpu_advisor.workload import Workload

@@ -14,6 +14,8 @@ base (catalog, rules, durable-rules host), the Markdown templates and the questi
   down under an import or under durable-rules' C code.
 """
 
+import importlib
+import pkgutil
 import sys
 import threading
 import time
@@ -41,8 +43,44 @@ def run_tool(name: str, arguments: dict[str, Any]) -> Any:
     return SPECS[name].run(dict(arguments))
 
 
-def _import_tools() -> None:
-    import gpu_advisor.server.tools  # noqa: F401 - the import is the step
+_import_lock = threading.Lock()
+_imported = False
+
+
+DATA_PACKAGES = ("gpu_advisor.knowledge", "gpu_advisor.prompts")  # read through importlib.resources, which imports them
+
+
+def engine_modules() -> list[str]:
+    """Every module of the engine: the gpu_advisor package less the server (gpu_advisor.server) and __main__ modules,
+    and its data packages. (pkgutil imports the subpackages to list them.)"""
+    import gpu_advisor
+
+    found = [m.name for m in pkgutil.walk_packages(gpu_advisor.__path__, "gpu_advisor.")
+             if not m.name.endswith(".__main__") and not m.name.startswith("gpu_advisor.server")]
+    return list(dict.fromkeys([*found, *DATA_PACKAGES]))
+
+
+def import_engine() -> None:
+    """Import the tools and every engine module once per process, one thread at a time.
+
+    The tools import the engine lazily (server start-up imports none of it), and the engine imports some modules
+    inside functions; the SDK runs each stdio tool call on a worker thread. On Python 3.11 and 3.12, one thread
+    importing a package whose ``__init__`` imports a submodule (gpu_advisor.costing, .memory) while another imports
+    that submodule directly can take the two module locks in opposite orders, and the import system then raises
+    ``_DeadlockError`` in one of them (CPython gh-83065, fixed by locking parent before child in gh-137196). After
+    this, a tool's code and the resources import no further engine module (tests/test_warmup.py), so concurrent calls
+    find their modules loaded. No module calls this while it is being imported, so the lock cannot be taken in the
+    opposite order to a module lock."""
+    global _imported
+    if _imported:
+        return
+    with _import_lock:
+        if not _imported:
+            import gpu_advisor.server.tools  # noqa: F401
+
+            for name in engine_modules():
+                importlib.import_module(name)
+            _imported = True
 
 
 def _load_knowledge() -> None:
@@ -52,7 +90,7 @@ def _load_knowledge() -> None:
 
 
 # Short steps (0.1-0.3 s each here), so that a tool call or the server's exit waits for one of them at most.
-STEPS: list[Step] = [("the tools' modules", _import_tools), ("the knowledge base", _load_knowledge),
+STEPS: list[Step] = [("the engine's modules", import_engine), ("the knowledge base", _load_knowledge),
                      *((f"{name} {arguments}", partial(run_tool, name, arguments)) for name, arguments in WARM_UP_CALLS)]
 
 

@@ -123,3 +123,31 @@ async def test_the_first_message_after_the_handshake_starts_the_warm_up(mode: st
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_after_import_engine_no_tool_imports_an_engine_module() -> None:
+    """import_engine() takes every first import of the engine under one lock (concurrent first imports can
+    deadlock in CPython's import locks): afterwards no tool call, and no resource, imports another gpu_advisor
+    module. In a fresh process (this one has imported everything already)."""
+    import subprocess
+    import sys
+
+    script = """
+import sys
+from gpu_advisor.server.warmup import WARM_UP_CALLS, engine_modules, import_engine, run_tool
+from gpu_advisor.server import resources
+import_engine()
+before = {m for m in sys.modules if m.startswith("gpu_advisor")}
+assert set(engine_modules()) <= before, sorted(set(engine_modules()) - before)
+for name, arguments in WARM_UP_CALLS:
+    assert not run_tool(name, arguments).is_error, name
+for read in (resources.catalog_instances, resources.rules_index, resources.workload_schema):
+    read()
+resources.rule_detail("TIER-ENTRY")
+new = sorted(m for m in sys.modules if m.startswith("gpu_advisor") and m not in before)
+print("new:", new)
+assert not new, new
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "new: []" in done.stdout
