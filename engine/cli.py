@@ -122,13 +122,17 @@ def cmd_estimate(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int
     return EXIT_BAD_INPUT if "error" in result else EXIT_OK
 
 
-def _add_commands(sub: Any) -> dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]:
+def _add_commands(sub: Any, command: str | None = None) -> dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]:
+    """The subcommands; ``command`` (the one on the command line, when known) limits the Workload flags, which
+    import the Workload model, to the command that uses them (``gpu-advisor serve`` starts without it)."""
     rec = sub.add_parser("recommend", help="recommend an instance configuration for a workload")
-    _workload_flags(rec)
+    if command in (None, "recommend"):
+        _workload_flags(rec)
     _common(rec)
     rec.add_argument("--json", action="store_true", help="machine-readable JSON instead of Markdown")
     est = sub.add_parser("estimate", help="GPU memory estimate with breakdown (JSON)")
-    _workload_flags(est)
+    if command in (None, "estimate"):
+        _workload_flags(est)
     _common(est)
     est.add_argument("--jsonl", metavar="FILE", help="many workloads, one JSON object per line ('-' for stdin)")
     handlers = {"recommend": cmd_recommend, "estimate": cmd_estimate}
@@ -141,11 +145,14 @@ def _add_commands(sub: Any) -> dict[str, Callable[[argparse.Namespace, TextIO, T
     return handlers
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int]]]:
+def build_parser(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int]]]:
+    """The parser and the handler of each command; given ``argv``, a parser for that command line only (the other
+    commands are there, without their Workload flags)."""
     parser = argparse.ArgumentParser(prog="gpu-advisor", description="Explained GPU server recommendations for Alibaba Cloud.")
     parser.add_argument("--version", action="version", version=f"gpu-advisor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    return parser, _add_commands(sub)
+    command = None if argv is None else next((a for a in argv if not a.startswith("-")), None)
+    return parser, _add_commands(sub, command)
 
 
 def _fail(exc: BaseException, lang: str, stderr: TextIO) -> int:
@@ -170,7 +177,8 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
     if (sys.argv[1:] if argv is None else argv) == ["--version"]:  # fast path: no parser, no pydantic import
         stdout.write(f"gpu-advisor {__version__}\n")
         return EXIT_OK
-    parser, handlers = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser, handlers = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

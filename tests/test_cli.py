@@ -102,3 +102,22 @@ def test_catalog_override_prices_change_the_answer(tmp_path):
     assert data["instance"]["price_per_hour"] == 1.0 and data["instance"]["price_as_of"] == "2026-11-29"
     code, _, err = run([*argv, "--catalog-override", str(tmp_path / "missing.yaml")])
     assert code != 0 and "Traceback" not in err
+
+
+def test_only_the_command_given_builds_workload_flags():
+    """`gpu-advisor serve` (and every command but recommend / estimate) builds its parser without importing the
+    Workload model; recommend and estimate still get one flag per Workload field."""
+    import subprocess
+    import sys
+
+    from gpu_advisor.cli import build_parser
+
+    script = ("import sys\nfrom gpu_advisor.cli import build_parser\nbuild_parser(['serve', '--transport', 'stdio'])\n"
+              "print(sorted(m for m in sys.modules if m.startswith('gpu_advisor')))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "gpu_advisor.workload" not in done.stdout
+    for command in ("recommend", "estimate"):
+        parser, _ = build_parser([command, "--task", "semantic_segmentation"])
+        args = parser.parse_args([command, "--task", "semantic_segmentation", "--batch-size-per-gpu", "4"])
+        assert (args.task, args.batch_size_per_gpu) == ("semantic_segmentation", "4")
