@@ -4,6 +4,7 @@ The server is built on demand, never at import time (constructing MCPServer conf
 Run it with ``gpu-advisor serve`` (stdio) or ``gpu-advisor serve --transport http``; see docs/mcp.md.
 """
 
+import os
 import sys
 from typing import Any
 
@@ -43,15 +44,24 @@ def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:
     return server
 
 
+def stdio_server(background: Any = None) -> Any:
+    """build_server() as ``gpu-advisor serve`` runs it over stdio: it warms up on a background thread after the
+    handshake (server/warmup.py; ``background``, default the process's), unless GPU_ADVISOR_WARM_UP=0."""
+    from gpu_advisor.server import warmup
+
+    server = build_server()
+    if os.environ.get("GPU_ADVISOR_WARM_UP", "").strip() != "0":
+        warmup.warm_after_handshake(server, background or warmup.BACKGROUND)
+    return server
+
+
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> int:
     """Run the server until its client disconnects (stdio) or it is interrupted (http). Returns an exit code."""
     if transport == "stdio":
         from gpu_advisor.server import warmup
 
         try:
-            server = build_server()
-            warmup.warm_after_handshake(server)  # the first tool call finds the engine loaded (server/warmup.py)
-            server.run("stdio")
+            stdio_server().run("stdio")
         except KeyboardInterrupt:  # pragma: no cover - Ctrl-C
             pass
         finally:

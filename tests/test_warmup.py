@@ -120,6 +120,23 @@ async def test_the_first_message_after_the_handshake_starts_the_warm_up(mode: st
     assert calls == NAMES
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("setting", [None, "0"])
+async def test_gpu_advisor_warm_up_0_turns_it_off(monkeypatch: pytest.MonkeyPatch, setting: str | None) -> None:
+    from mcp import Client
+
+    from gpu_advisor.server.app import stdio_server
+
+    if setting is None:
+        monkeypatch.delenv("GPU_ADVISOR_WARM_UP", raising=False)
+    else:
+        monkeypatch.setenv("GPU_ADVISOR_WARM_UP", setting)
+    background = Background(recording([]))
+    async with Client(stdio_server(background), mode="legacy") as client:
+        assert len((await client.list_tools()).tools) == 5
+    assert background.join(TIMEOUT_S) is (setting is None)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
