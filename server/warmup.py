@@ -105,7 +105,7 @@ def warm_up(stop: threading.Event | None = None, steps: Sequence[Step] = STEPS, 
             step()
             if done is not None:
                 done.append(name)
-    except Exception as exc:  # pragma: no cover - a broken knowledge base fails every call anyway
+    except Exception as exc:  # a broken knowledge base fails every call anyway: say so once, then stop
         sys.stderr.write(f"gpu-advisor serve: warm-up failed ({type(exc).__name__}); continuing\n")
     return time.perf_counter() - t0
 
