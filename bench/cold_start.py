@@ -24,6 +24,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -75,22 +77,13 @@ def _reply(proc: subprocess.Popen, t0: float, timeout: float) -> tuple[float, di
     return time.perf_counter() - t0, json.loads(line)
 
 
-def time_server(timeout: float = 60.0) -> tuple[float, float]:
-    """Spawn `gpu-advisor serve`: seconds until it answers initialize, and until it answers the first tool call."""
-    t0 = time.perf_counter()
+@contextmanager
+def _server() -> Iterator[subprocess.Popen]:
+    """A fresh `gpu-advisor serve` (stdio), closed and reaped at the end."""
     proc = subprocess.Popen([*command(), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     try:
-        assert proc.stdin
-        proc.stdin.write((json.dumps(INIT) + "\n").encode())
-        proc.stdin.flush()
-        initialized, reply = _reply(proc, t0, timeout)
-        assert reply["result"]["serverInfo"]["name"] == "gpu-advisor", reply
-        proc.stdin.write((json.dumps(INITIALIZED) + "\n" + json.dumps(FIRST_CALL) + "\n").encode())
-        proc.stdin.flush()
-        answered, reply = _reply(proc, t0, timeout)
-        assert reply["id"] == 2 and not reply["result"].get("isError"), str(reply)[:300]
-        return initialized, answered
+        yield proc
     finally:
         proc.stdin.close() if proc.stdin else None
         try:
@@ -98,36 +91,44 @@ def time_server(timeout: float = 60.0) -> tuple[float, float]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+def _send(proc: subprocess.Popen, *messages: dict[str, Any]) -> float:
+    """Write the messages as lines; returns the time they were sent."""
+    assert proc.stdin
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    proc.stdin.flush()
+    return time.perf_counter()
+
+
+def _answered(reply: dict[str, Any]) -> None:
+    assert reply["id"] == 2 and not reply["result"].get("isError"), str(reply)[:300]
+
+
+def time_server(timeout: float = 60.0) -> tuple[float, float]:
+    """Spawn `gpu-advisor serve`: seconds until it answers initialize, and until it answers the first tool call."""
+    t0 = time.perf_counter()
+    with _server() as proc:
+        _send(proc, INIT)
+        initialized, reply = _reply(proc, t0, timeout)
+        assert reply["result"]["serverInfo"]["name"] == "gpu-advisor", reply
+        _send(proc, INITIALIZED, FIRST_CALL)
+        answered, reply = _reply(proc, t0, timeout)
+        _answered(reply)
+        return initialized, answered
 
 
 def time_paused_client(pause: float, timeout: float = 60.0) -> tuple[float, float]:
     """Spawn `gpu-advisor serve`, shake hands, list the tools, wait ``pause`` seconds, call recommend_gpu_config:
     seconds from the tools/list request to its answer, and from the call to its answer."""
-    proc = subprocess.Popen([*command(), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
-    try:
-        assert proc.stdin
-
-        def send(*messages: dict[str, Any]) -> float:
-            assert proc.stdin
-            proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
-            proc.stdin.flush()
-            return time.perf_counter()
-
-        _reply(proc, send(INIT), timeout)
-        listed, reply = _reply(proc, send(INITIALIZED, TOOLS_LIST), timeout)
+    with _server() as proc:
+        _reply(proc, _send(proc, INIT), timeout)
+        listed, reply = _reply(proc, _send(proc, INITIALIZED, TOOLS_LIST), timeout)
         assert reply["id"] == 3 and len(reply["result"]["tools"]) == 5, str(reply)[:300]
         time.sleep(pause)
-        answered, reply = _reply(proc, send(FIRST_CALL), timeout)
-        assert reply["id"] == 2 and not reply["result"].get("isError"), str(reply)[:300]
+        answered, reply = _reply(proc, _send(proc, FIRST_CALL), timeout)
+        _answered(reply)
         return listed, answered
-    finally:
-        proc.stdin.close() if proc.stdin else None
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 def summary(runs: list[float]) -> dict[str, float]:
