@@ -43,10 +43,6 @@ def run_tool(name: str, arguments: dict[str, Any]) -> Any:
     return SPECS[name].run(dict(arguments))
 
 
-_import_lock = threading.Lock()
-_imported = False
-
-
 DATA_PACKAGES = ("gpu_advisor.knowledge", "gpu_advisor.prompts")  # read through importlib.resources, which imports them
 
 
@@ -58,6 +54,10 @@ def engine_modules() -> list[str]:
     found = [m.name for m in pkgutil.walk_packages(gpu_advisor.__path__, "gpu_advisor.")
              if not m.name.endswith(".__main__") and not m.name.startswith("gpu_advisor.server")]
     return list(dict.fromkeys([*found, *DATA_PACKAGES]))
+
+
+_import_lock = threading.Lock()
+_imported = False
 
 
 def import_engine() -> None:
