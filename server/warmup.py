@@ -63,14 +63,13 @@ _imported = False
 def import_engine() -> None:
     """Import the tools and every engine module once per process, one thread at a time.
 
-    The tools import the engine lazily (server start-up imports none of it), and the engine imports some modules
-    inside functions; the SDK runs each stdio tool call on a worker thread. On Python 3.11 and 3.12, one thread
-    importing a package whose ``__init__`` imports a submodule (gpu_advisor.costing, .memory) while another imports
-    that submodule directly can take the two module locks in opposite orders, and the import system then raises
-    ``_DeadlockError`` in one of them (CPython gh-83065, fixed by locking parent before child in gh-137196). After
-    this, a tool's code and the resources import no further engine module (tests/test_warmup.py), so concurrent calls
-    find their modules loaded. No module calls this while it is being imported, so the lock cannot be taken in the
-    opposite order to a module lock."""
+    The tools import the engine lazily (server start-up imports none of it), the engine imports some modules inside
+    functions, and the SDK runs each stdio tool call on a worker thread. Concurrent first imports are where CPython
+    3.11 / 3.12 can raise ``_DeadlockError`` (gh-83065: a package whose ``__init__`` imports its submodules, raced by
+    a thread importing one of them; the engine's packages export lazily for that reason, tests/test_import_races.py,
+    but third-party packages do not). After this, a tool's code and the resources import no further engine module
+    (tests/test_warmup.py), so concurrent calls find their modules loaded. No module calls this while it is being
+    imported, so the lock cannot be taken in the opposite order to a module lock."""
     global _imported
     if _imported:
         return
