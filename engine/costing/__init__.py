@@ -1,14 +1,13 @@
 """Time to train and total cost: real instance options ranked by cost and time under each purchase model.
 
-The names below are imported when first used (PEP 562), not when the package is: a package whose ``__init__``
-imports its own submodules races a thread that imports one of those submodules directly (CPython gh-83065:
-``_DeadlockError``, or a partially initialised module). With eager imports here, 12 of 80 runs of eight threads
-importing this package and its submodules at once failed that way; tests/test_import_races.py keeps it lazy.
+The names below are imported on first use, not with the package (gpu_advisor._lazy says why).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from gpu_advisor._lazy import lazy_exports
 
 _EXPORTS = {
     "CostOption": "gpu_advisor.costing.models", "CostReport": "gpu_advisor.costing.models",
@@ -19,17 +18,7 @@ _EXPORTS = {
 }
 
 __all__ = list(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gpu_advisor.costing' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # pragma: no cover
