@@ -125,3 +125,43 @@ def test_threaded_recommend_matches_sequential() -> None:
         thread.join(timeout=300)
     assert not any(t.is_alive() for t in threads)
     assert errors == [], errors[:10]
+
+
+COLD = """
+import hashlib, json, sys, threading
+workloads = json.loads(sys.stdin.read())
+answers = [None] * len(workloads)
+
+def answer(i):
+    from gpu_advisor import recommend
+    rec = recommend(workloads[i])
+    answers[i] = hashlib.sha256((rec.model_dump_json() + rec.render("zh") + rec.render("en")).encode()).hexdigest()
+
+if sys.argv[1] == "threads":
+    barrier = threading.Barrier(len(workloads))
+    def run(i):
+        barrier.wait()
+        answer(i)
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(workloads))]
+    for t in threads: t.start()
+    for t in threads: t.join()
+else:
+    for i in range(len(workloads)): answer(i)
+print(json.dumps(answers))
+"""
+
+
+def test_first_answers_of_a_fresh_process_from_threads_match_sequential() -> None:
+    """A support desk's threads all asking at once in a fresh process: the imports, the knowledge base and the
+    planner's caches are loaded and filled concurrently, and the answers (JSON and both renders) are those of the
+    same workloads answered one after another in another fresh process."""
+    import subprocess
+    import sys
+
+    data = json.dumps(MIXED)
+    runs = {mode: subprocess.run([sys.executable, "-c", COLD, mode], input=data, capture_output=True, text=True,
+                                 timeout=300) for mode in ("threads", "sequential")}
+    for mode, done in runs.items():
+        assert done.returncode == 0, (mode, done.stderr[-2000:])
+    threaded, sequential = (json.loads(runs[m].stdout) for m in ("threads", "sequential"))
+    assert None not in threaded and threaded == sequential
