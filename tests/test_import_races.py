@@ -1,7 +1,7 @@
 """Threads that import gpu_advisor at the same time: a package whose ``__init__`` imports its own submodules races a
 thread that imports one of those submodules directly, and CPython 3.11 / 3.12 raise ``_DeadlockError`` (or hand out
 a partially initialised module) in one of them (gh-83065). With gpu_advisor.costing and gpu_advisor.memory eager (before gpu_advisor._lazy),
-19 of 80 fresh processes of eight threads importing the entries below failed that way; lazy, 0 of 200."""
+19 of 80 fresh processes of eight threads importing the entries below failed that way; lazy, 0 of 241."""
 
 import ast
 import subprocess
