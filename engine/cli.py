@@ -174,10 +174,10 @@ def _fail(exc: BaseException, lang: str, stderr: TextIO) -> int:
 def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
-    if (sys.argv[1:] if argv is None else argv) == ["--version"]:  # fast path: no parser, no pydantic import
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # fast path: no parser, no pydantic import
         stdout.write(f"gpu-advisor {__version__}\n")
         return EXIT_OK
-    argv = sys.argv[1:] if argv is None else argv
     parser, handlers = build_parser(argv)
     try:
         args = parser.parse_args(argv)
