@@ -93,3 +93,56 @@ def test_what_if_copies_are_fast() -> None:
     for b in range(1, 201):
         estimate_memory(base.model_copy(update={"batch_size_per_gpu": b}))
     assert (time.perf_counter() - start) / 200 < 0.005
+
+
+GIB = 2.0**30
+
+
+def _staging(host) -> float:
+    return host.breakdown.get("checkpoint_staging", 0.0)
+
+
+def test_lora_stages_its_adapters_not_the_base_model() -> None:
+    """PEFT saves the adapters' state_dict: fp32 adapters + AdamW's two states, 12 B per trainable parameter."""
+    from gpu_advisor.memory import estimate_memory
+    w = Workload(task="llm_finetune", model="Qwen2.5 72B", finetune_method="lora", seq_len=8192)
+    est = estimate_memory(w)
+    host = estimate_host(w, 1, est)
+    adapters = est.profile.trainable_params_billion * 1e9
+    assert 0.05e9 < adapters < 1e9
+    assert _staging(host) == pytest.approx(adapters * 12 / GIB, abs=0.01)
+    assert host.ram_gib < 20 < est.profile.params_billion * 2  # the 145 GB base model is not staged
+    assert not [k for k in host.breakdown if "offload" in k]
+
+
+def test_sharded_state_is_staged_by_each_rank_replicated_state_once() -> None:
+    from gpu_advisor.memory import estimate_memory
+    base = dict(task="llm_finetune", model="Llama 3.1 8B", finetune_method="full", precision="bf16_amp")
+    one = estimate_host(Workload(**base, num_gpus=1), 1)
+    full = _staging(one)  # bf16 weights 2 + fp32 master 4 + AdamW 8 = 14 B per parameter
+    params = estimate_memory(Workload(**base, num_gpus=1)).profile.params_billion * 1e9
+    assert full == pytest.approx(params * 14 / GIB, abs=0.01)
+    zero3 = Workload(**base, num_gpus=8, distributed="zero3")
+    assert _staging(estimate_host(zero3, 8)) == pytest.approx(full, abs=0.02)       # all 8 shards on one node
+    assert _staging(estimate_host(zero3, 4)) == pytest.approx(full / 2, abs=0.02)   # 4 of 8 shards per node
+    zero2 = Workload(**base, num_gpus=8, distributed="zero2")                         # weights replicated
+    assert _staging(estimate_host(zero2, 4)) == pytest.approx(params * (2 + 12 / 2) / GIB, abs=0.02)
+    ddp = Workload(**base, num_gpus=2, distributed="ddp")
+    assert _staging(estimate_host(ddp, 2)) == pytest.approx(full, abs=0.01)         # rank 0 saves one copy
+    serving = estimate_host(Workload(task="inference", model="Llama 3.1 8B"), 1)
+    assert _staging(serving) == 0.0
+
+
+def test_cpu_offload_holds_what_the_gpu_estimate_moved_off_the_card() -> None:
+    from gpu_advisor.memory import estimate_memory
+    on_card = Workload(task="llm_pretrain", model="Llama 3.1 70B", num_gpus=16, distributed="zero3",
+                       precision="bf16_amp")
+    assert not [k for k in estimate_host(on_card, 8).breakdown if "offload" in k]  # none unless the job asks for it
+    offload = on_card.model_copy(update={"cpu_offload": True})
+    before, after = estimate_memory(on_card), estimate_memory(offload)
+    moved = sum(before.breakdown.get(k, 0.0) - after.breakdown.get(k, 0.0)
+                for k in ("weights", "gradients", "optimizer", "master_weights"))
+    assert moved > 10  # GiB per GPU
+    host = estimate_host(offload, 8, after)
+    assert host.breakdown["cpu_offload"] == pytest.approx(8 * moved, abs=0.05)
+    assert _staging(host) == 0.0  # the offloaded shards are saved from host memory, not copied again

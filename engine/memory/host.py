@@ -1,9 +1,19 @@
-"""Host RAM and vCPUs per node for the data pipeline, checkpoint staging and ZeRO offload."""
+"""Host RAM and vCPUs per node for the data pipeline, checkpoint staging and CPU offload.
+
+The model states in host RAM are the GPU estimate's own (memory/states.py), so the two never disagree:
+- checkpoint staging: what this node's ranks save, copied to host memory on the way to storage. A full training
+  job saves its weights and its optimizer state with the fp32 master copy; PEFT (LoRA / QLoRA) saves the adapters
+  only, not the frozen base. With ZeRO / FSDP each rank saves its own shard of what is sharded, so a node stages its
+  GPUs' share; what is replicated (DDP, or weights under ZeRO-1/2) is saved once, by rank 0.
+- CPU offload (Workload.cpu_offload): exactly the bytes per GPU that the GPU estimate moved off the card, for each
+  GPU of the node. Without cpu_offload nothing is offloaded: the GPU estimate keeps the states on the card.
+"""
 
 from __future__ import annotations
 
 from gpu_advisor.i18n import Text
 from gpu_advisor.memory.core import estimate_memory
+from gpu_advisor.memory.states import SHARD_OPT, SHARD_WEIGHTS, STATES, per_param
 from gpu_advisor.memory.types import HostEstimate, MemoryEstimate
 from gpu_advisor.workload import Augmentation, Workload
 
@@ -13,7 +23,13 @@ WORKER_BASE_GIB = 0.35       # one worker process: Python + torch + dataset obje
 OS_AND_RUNTIME_GIB = 4.0     # OS, CUDA driver host allocations, main process
 SOURCES = ["PyTorch DataLoader (num_workers, prefetch_factor=2, pin_memory): https://pytorch.org/docs/stable/data.html",
            "DeepSpeed ZeRO-Offload (Ren et al. 2021, arXiv:2101.06840): optimizer state in host memory",
-           "PyTorch checkpoint saving copies tensors to CPU: https://pytorch.org/docs/stable/notes/serialization.html"]
+           "PyTorch checkpoint saving copies tensors to CPU: https://pytorch.org/docs/stable/notes/serialization.html",
+           "PEFT checkpoint format: the adapter state_dict holds the adapter's parameters, not the base model "
+           "(https://huggingface.co/docs/peft/developer_guides/checkpoint)",
+           "DeepSpeed model checkpointing: every rank saves its own optimizer state partition "
+           "(zero_pp_rank_<r>_mp_rank_00_optim_states.pt; https://deepspeed.readthedocs.io/en/latest/model-checkpointing.html)"]
+ADAPTERS = ("lora", "qlora")
+STATE_PARTS = ("weights", "gradients", "optimizer", "master_weights")
 
 
 def _sample_bytes(w: Workload, est_job: dict) -> float:
@@ -38,11 +54,10 @@ def estimate_host(workload: Workload, gpus_per_node: int, estimate: MemoryEstima
     sample = _sample_bytes(workload, job)
     pipeline = gpus * workers * (PREFETCH_FACTOR * batch * sample + WORKER_BASE_GIB * GIB)
     pinned = gpus * 2 * batch * sample
-    states = est.profile.params_billion * 1e9
-    staging = states * (4.0 + (8.0 if job.get("optimizer") in ("adam", "adamw") else 4.0)) if job["training"] else 0.0
-    offload = states * 12.0 if job["distributed"] in ("zero3", "fsdp") and states > 20e9 else 0.0
+    offload = _offloaded(workload, est) * gpus
+    staging = _staging(est, gpus, offloaded=offload > 0)
     parts = {"os_runtime": OS_AND_RUNTIME_GIB * GIB, "dataloader": pipeline, "pinned_memory": pinned,
-             "checkpoint_staging": staging, "zero_offload": offload}
+             "checkpoint_staging": staging, "cpu_offload": offload}
     ram = sum(parts.values()) / GIB
     vcpu = gpus * (workers + 1) + (2 * gpus if heavy else 0)
     breakdown = {k: round(v / GIB, 2) for k, v in parts.items() if v > 0}
@@ -57,3 +72,41 @@ def estimate_host(workload: Workload, gpus_per_node: int, estimate: MemoryEstima
             f"vCPU {vcpu} = {gpus} ×（{workers} 个 worker + 1）{'+ 重度增强' if heavy else ''}"))
     return HostEstimate(ram_gib=round(ram, 2), vcpu=vcpu, breakdown=breakdown, formula=formula,
                         assumptions=est.assumptions, sources=SOURCES)
+
+
+def _saved(est: MemoryEstimate) -> tuple[float, float]:
+    """Bytes a checkpoint of the whole job holds: (weights, optimizer state + fp32 master copy)."""
+    profile, job = est.profile, est.profile.job
+    trainable = profile.trainable_params_billion * 1e9
+    if job.finetune_method in ADAPTERS:  # fp32 adapters (PEFT autocast_adapter_dtype) and their optimizer state
+        return trainable * 4.0, trainable * STATES.get(job.optimizer or "adamw", 2.0) * 4.0
+    transformer = profile.method is None  # CV profiles name their method (memory/core.py)
+    weight, _, optimizer, master = per_param(job.precision, job.optimizer, transformer)
+    if master and not transformer:  # torch.cuda.amp: the fp32 parameters are the master copy, the 16-bit ones a cache
+        weight = 0.0
+    return profile.params_billion * 1e9 * weight, trainable * (optimizer + master)
+
+
+def _staging(est: MemoryEstimate, gpus_per_node: int, offloaded: bool) -> float:
+    """Bytes this node's ranks copy to host memory when they save a checkpoint (0 when the job does not train)."""
+    job = est.profile.job
+    if not job.training:
+        return 0.0
+    weights, optimizer = _saved(est)
+    n = max(1, job.num_gpus)
+    share = min(1.0, gpus_per_node / n)  # of a state sharded over all n ranks
+    sharded_weights = n > 1 and job.distributed in SHARD_WEIGHTS
+    if offloaded:  # already in host memory: saved from there, not copied again
+        optimizer = 0.0
+        weights = 0.0 if sharded_weights else weights
+    return (weights * (share if sharded_weights else 1.0)
+            + optimizer * (share if n > 1 and job.distributed in SHARD_OPT else 1.0))
+
+
+def _offloaded(workload: Workload, est: MemoryEstimate) -> float:
+    """Bytes per GPU that cpu_offload keeps in host memory: the model states the GPU estimate moved off the card."""
+    if not workload.cpu_offload:
+        return 0.0
+    on_card = estimate_memory(workload.model_copy(update={"cpu_offload": False}))
+    moved = sum(on_card.breakdown.get(k, 0.0) - est.breakdown.get(k, 0.0) for k in STATE_PARTS)
+    return max(0.0, moved) * GIB
