@@ -71,3 +71,18 @@ def note(code: str, en: str, zh: str, field: str | None = None, value: Any = Non
 @lru_cache(maxsize=4096)
 def _shared_note(code: str, en: str, zh: str, field: str | None, value: Any, kind: type) -> Note:
     return Note(code=code, field=field, value=value, text=Text(en=en, zh=zh))
+
+
+@lru_cache(maxsize=1)
+def messages() -> dict[str, Any]:
+    """prompts/messages.yaml: the headings and labels of an answer in both languages (read once)."""
+    from importlib import resources
+
+    from gpu_advisor import yamlio
+
+    return yamlio.safe_load((resources.files("gpu_advisor.prompts") / "messages.yaml").read_text(encoding="utf-8"))
+
+
+def section_label(section: str, lang: str) -> str:
+    """The heading of an answer section (messages.yaml ``sections``), or its key when it has none."""
+    return messages()["sections"].get(section, {}).get(lang, section)

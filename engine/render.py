@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from gpu_advisor import yamlio
-from gpu_advisor.i18n import Text
+from gpu_advisor.i18n import Text, messages
 
 if TYPE_CHECKING:
     from gpu_advisor.recommendation import Recommendation
@@ -61,12 +60,6 @@ def num(value: Any) -> str:
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.1f}"
 
 
-@lru_cache(maxsize=1)
-def _messages() -> dict[str, Any]:
-    path = resources.files("gpu_advisor.prompts") / "messages.yaml"
-    return yamlio.safe_load(path.read_text(encoding="utf-8"))
-
-
 @lru_cache(maxsize=2)
 def _environment(lang: str) -> jinja2.Environment:
     """One environment per language. The language-dependent helpers are filters (``'title'|t``, ``x.text|L``):
@@ -76,7 +69,7 @@ def _environment(lang: str) -> jinja2.Environment:
         lambda name: (resources.files("gpu_advisor.prompts") / name).read_text(encoding="utf-8"))
     env = jinja2.Environment(loader=loader, autoescape=False, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    msgs = _messages()
+    msgs = messages()
     env.filters.update(
         md=md_escape, num=num, money=money, span=span, purchase_total=purchase_total,
         # methods as filters: jinja2 calls a filter directly, a method call in a template goes through Context.call
@@ -123,7 +116,7 @@ def purchase_total(option: Any, model: str, not_offered: str) -> str:
 
 
 def message(key: str, lang: str) -> str:
-    return _messages()[key][lang]
+    return messages()[key][lang]
 
 
 def _sources(rec: Recommendation) -> list[str]:

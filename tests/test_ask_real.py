@@ -55,3 +55,25 @@ def test_how_shows_a_fired_rule() -> None:
     text = render_how(rec, "en", 1)
     assert rec.sections[0].rule_id in text or "left no trace entry" in text
     assert io.StringIO(render_how(rec, "zh", None)).getvalue()
+
+
+def test_every_section_of_the_rule_base_has_a_heading_in_both_languages() -> None:
+    """The terminal answer and the Markdown answer take section headings from the same table (messages.yaml)."""
+    from gpu_advisor.advisor import get_knowledge
+    from gpu_advisor.i18n import messages
+
+    sections = {r.then.section for r in get_knowledge().rules.rules if r.then.section}
+    headings = messages()["sections"]
+    assert sections <= set(headings)
+    assert all(headings[s]["zh"] and headings[s]["en"] for s in sections)
+
+
+@pytest.mark.parametrize("lang, label", [("en", "Memory mitigations"), ("zh", "省显存措施")])
+def test_terminal_lines_show_section_headings_not_keys(lang: str, label: str) -> None:
+    from gpu_advisor import recommend
+    from gpu_advisor.ask.render import numbered_lines
+
+    rec = recommend({"task": "llm_finetune", "model": "Qwen2.5 72B", "finetune_method": "lora", "lang": lang})
+    lines = numbered_lines(rec, lang, lambda text, *_: text)
+    assert any(f"] {label}: " in line for line in lines)
+    assert not [line for line in lines if "] mitigation: " in line or "] warning: " in line]

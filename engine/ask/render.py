@@ -9,13 +9,8 @@ from typing import Any
 from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.ask.questions import load_questions
 from gpu_advisor.ask.textui import Style, bars, table
+from gpu_advisor.i18n import section_label
 
-SECTION_NAMES = {
-    "gpu": ("GPU", "GPU"), "cpu": ("CPU", "CPU"), "ram": ("RAM", "内存"), "storage": ("Storage", "存储"),
-    "network": ("Network", "网络"), "precision": ("Precision", "精度"), "platform": ("Platform", "平台"),
-    "cost": ("Cost", "费用"), "memory": ("Memory", "显存"), "tier": ("Tier", "档位"), "os": ("OS", "系统"),
-    "monitoring": ("Monitoring", "监控"),
-}
 UI = {
     "understood": ("What I understood", "我理解到的"), "assumed": ("Assumed", "假设"),
     "notes": ("Notes", "备注"), "answer": ("Recommendation", "推荐配置"), "alternatives": ("Alternatives", "备选"),
@@ -117,8 +112,7 @@ def memory_block(rec: Any, lang: str, style: Style) -> list[str]:
 def numbered_lines(rec: Any, lang: str, style: Style) -> list[str]:
     out = []
     for i, item in enumerate(_get(rec, "sections") or [], start=1):
-        en, zh = SECTION_NAMES.get(item.section, (item.section, item.section))
-        out.append(f" {style(f'[{i}]', 'cyan')} {style(zh if lang == 'zh' else en, 'bold')}: {item.text.get(lang)}")
+        out.append(f" {style(f'[{i}]', 'cyan')} {style(section_label(item.section, lang), 'bold')}: {item.text.get(lang)}")
     return out
 
 

@@ -9,8 +9,9 @@ from typing import Any, Callable, TextIO
 
 from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.ask.questions import AnswerError, Question, apply_answers, parse_answer, plan_questions
-from gpu_advisor.ask.render import SECTION_NAMES, fmt_value, render_how
+from gpu_advisor.ask.render import fmt_value, render_how
 from gpu_advisor.ask.textui import Style
+from gpu_advisor.i18n import section_label
 
 WHY_WORDS = {"why", "why?", "为什么", "为什么？", "为啥", "?", "？", "w"}
 SKIP_WORDS = {"skip", "跳过", "不知道", "-"}
@@ -93,7 +94,7 @@ class Session:
     def explain(self, q: Question, parsed: ParsedQuestion, answers: dict[str, Any]) -> None:
         lang = self.lang
         self.say(self.style(q.why.get(lang), "green"))
-        names = [SECTION_NAMES.get(s, (s, s))[1 if lang == "zh" else 0] for s in q.changes]
+        names = [section_label(s, lang) for s in q.changes]
         if names:
             self.say(f"{t('changes', lang)}: {', '.join(names)}")
         for line in self.what_if(q, parsed, answers):
