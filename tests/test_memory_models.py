@@ -167,3 +167,23 @@ def test_rfnext_reuses_the_detector_profile() -> None:
 
     plain, search = peak("Cascade Mask R-CNN"), peak("Cascade Mask R-CNN RF-Next")
     assert 1.2 * plain < search < 2.0 * plain
+
+
+@pytest.mark.parametrize("task", ["llm_pretrain", "llm_finetune", "nlp_finetune", "inference"])
+def test_a_size_without_a_model_name_is_that_size(task: str) -> None:
+    """params_billion alone is the model's size: the task's default model (Llama 3.1 8B for LLMs) must not replace
+    it (it did: a 13B pretraining question was estimated at 8.03B)."""
+    est = estimate_memory(Workload(task=task, params_billion=13))
+    assert est.profile.params_billion == pytest.approx(13)
+    said = [n for n in est.assumptions if n.field == "model"]
+    assert len(said) == 1 and "params_billion = 13" in said[0].text.en and "params_billion = 13" in said[0].text.zh
+    assert not any(n.code == "unknown_model" for n in est.warnings)  # nothing unknown was named
+    assert estimate_memory(Workload(task=task, params_billion=70)).allocated_peak_gib > est.allocated_peak_gib
+
+
+def test_a_cv_size_without_a_model_name_is_that_size() -> None:
+    est = estimate_memory(Workload(task="semantic_segmentation", params_billion=0.3))
+    assert est.profile.params_billion == pytest.approx(0.3)
+    assert any(n.field == "model" and "params_billion = 0.3" in n.text.en for n in est.assumptions)
+    default = estimate_memory(Workload(task="semantic_segmentation"))
+    assert default.profile.params_billion < 0.1 and est.allocated_peak_gib > default.allocated_peak_gib

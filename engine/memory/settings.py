@@ -60,12 +60,12 @@ def _task_defaults(task: Task) -> dict[str, Any]:
     return knowledge().task_defaults.get(task.value, knowledge().task_defaults["semantic_segmentation"])
 
 
-def _synthetic_transformer(params_b: float, family: str) -> TransformerSpec:
+def _synthetic_transformer(params_b: float, family: str, display: str | None = None) -> TransformerSpec:
     """Llama-like shape for an unknown LLM: 12*L*h^2 ~ params with L = h/128 (Kaplan et al. 2001.08361 aspect)."""
     hidden = max(256, int(round((params_b * 1e9 * 128 / 12) ** (1 / 3) / 128)) * 128)
     layers = max(2, round(params_b * 1e9 / (12 * hidden * hidden)))
     heads = max(1, hidden // 128)
-    return TransformerSpec(key="unknown", display=f"unknown {params_b:g}B transformer", family=family,  # type: ignore[arg-type]
+    return TransformerSpec(key="unknown", display=display or f"unknown {params_b:g}B transformer", family=family,  # type: ignore[arg-type]
                            params_billion=params_b, layers=layers, hidden=hidden, heads=heads,
                            kv_heads=max(1, heads // 4), head_dim=128, intermediate=int(hidden * 8 / 3 // 128 * 128 + 128),
                            vocab=128256 if family == "llm" else 30522, mlp="gated" if family == "llm" else "plain",
@@ -74,6 +74,15 @@ def _synthetic_transformer(params_b: float, family: str) -> TransformerSpec:
 
 def _resolve_text(w: Workload, r: Resolved) -> None:
     name = w.model
+    family = "encoder_nlp" if w.task == Task.nlp_finetune else "llm"
+    if name is None and w.params_billion is not None:  # a size without a name: that size, not the task's default
+        t = r.transformer = _synthetic_transformer(w.params_billion, family, f"{w.params_billion:g}B transformer")
+        r.params_override = w.params_billion
+        r.assume("model", t.display, f"no model named: a Llama-like shape for params_billion = {w.params_billion:g} "
+                 f"({t.layers} layers, hidden {t.hidden}); name the model for its own shape",
+                 f"未指定模型：按 params_billion = {w.params_billion:g} 取 Llama 类结构（{t.layers} 层，hidden {t.hidden}）；"
+                 "给出模型名可按其真实结构估算")
+        return
     if name is None:
         name = r.assume("model", _task_defaults(w.task)["model"], "typical model for this task",
                         "该任务的典型模型")
@@ -83,7 +92,6 @@ def _resolve_text(w: Workload, r: Resolved) -> None:
         return
     if w.params_billion is None:
         raise unknown(name, "model", "transformers")
-    family = "encoder_nlp" if w.task == Task.nlp_finetune else "llm"
     r.transformer = _synthetic_transformer(w.params_billion, family)
     r.params_override = w.params_billion
     r.warnings.append(note("unknown_model", f"model {name!r} is not in the knowledge base: estimated from "
@@ -93,7 +101,9 @@ def _resolve_text(w: Workload, r: Resolved) -> None:
 
 
 def _method_from_name(w: Workload, r: Resolved) -> tuple[str | None, str | None]:
-    """(method key, backbone key implied by the model name)."""
+    """(method key, backbone key implied by the model name); (None, None): weights from params_billion."""
+    if w.model is None and w.params_billion is not None and w.backbone is None:
+        return None, None  # a size without a name: that size, not the default method's
     if w.model is None:
         default = CV_TASK_METHOD.get(w.task.value) if w.backbone else _task_defaults(w.task).get("method")
         return r.assume("model", default, "typical method for this task", "该任务的典型方法"), None
@@ -115,7 +125,13 @@ def _method_from_name(w: Workload, r: Resolved) -> tuple[str | None, str | None]
 def _resolve_cv(w: Workload, r: Resolved) -> None:
     kb = knowledge()
     method_key, implied_bb = _method_from_name(w, r)
-    if method_key is None:   # unknown CV model with params_billion
+    if method_key is None and w.model is None:   # no model named, only its size
+        method_key = _task_defaults(w.task).get("method", "classifier")
+        r.params_override = w.params_billion
+        r.assume("model", kb.methods[method_key].display, f"no model named: weights from params_billion = "
+                 f"{w.params_billion:g}, activations from this task's typical method",
+                 f"未指定模型：权重按 params_billion = {w.params_billion:g}，激活按该任务的典型方法估算")
+    elif method_key is None:   # unknown CV model with params_billion
         method_key = _task_defaults(w.task).get("method", "classifier")
         r.params_override = w.params_billion
         r.warnings.append(note("unknown_model", f"model {w.model!r} is not in the knowledge base: weights from "
