@@ -17,6 +17,7 @@ from gpu_advisor import yamlio
 from gpu_advisor.catalog import Catalog
 from gpu_advisor.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
+from gpu_advisor.memory.settings import TEXT_TASKS
 from gpu_advisor.workload import Augmentation, Precision, Stage, Task, Workload
 
 DEFAULT_REGION = "cn-hangzhou"
@@ -130,15 +131,54 @@ def _region(w: Workload) -> tuple[str, list[Note]]:
 
 
 @lru_cache(maxsize=1)
-def _datasets() -> dict[str, dict[str, Any]]:
+def _dataset_file() -> dict[str, Any]:
     path = resources.files("gpu_advisor.knowledge") / "datasets.yaml"
-    return {d["task"]: d for d in yamlio.safe_load(path.read_text(encoding="utf-8"))["datasets"]}
+    return yamlio.safe_load(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _datasets() -> dict[str, dict[str, Any]]:
+    return {d["task"]: d for d in _dataset_file()["datasets"]}
+
+
+def _bytes_per_sample(w: Workload) -> tuple[float, str, str] | None:
+    """Bytes on disk per training sample, and the basis in both languages: seq_len tokens of text for language
+    models, the reference dataset's bytes per image for vision tasks; None when neither applies."""
+    if w.task in TEXT_TASKS and w.seq_len:
+        text = _dataset_file()["text"]
+        return (text["bytes_per_token"] * w.seq_len, f"{w.seq_len} tokens per sample, {text['basis_en']}",
+                f"每个样本 {w.seq_len} 个 token，{text['basis_zh']}")
+    archive = _datasets().get(w.task.value, {}).get("archive")
+    if archive is None:
+        return None
+    per_image = archive["gb"] * 1e9 / archive["images"]
+    return (per_image, f"{per_image / 1e3:,.0f} KB per image, as in {archive['file']} ({archive['gb']:g} GB for "
+            f"{archive['images']:,} images)", f"每张图 {per_image / 1e3:,.0f} KB，按 {archive['file']}（{archive['gb']:g} GB，"
+            f"{archive['images']:,} 张图）计")
+
+
+def _samples_from_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
+    """num_samples from dataset_size_gb when the user gave the size but no count (else nothing)."""
+    per_sample = _bytes_per_sample(w) if w.dataset_size_gb is not None else None
+    if per_sample is None:
+        return {}, []
+    size, (per, basis_en, basis_zh) = float(w.dataset_size_gb), per_sample  # type: ignore[arg-type]
+    samples = max(1, round(size * 1e9 / per))
+    return {"num_samples": samples}, [note(
+        "samples_from_size", f"num_samples not given: about {samples:,} samples from dataset_size_gb = {size:g} at "
+        f"{basis_en}; give num_samples for an exact time and cost.",
+        f"未给出样本数：按数据集 {size:g} GB、{basis_zh}，约 {samples:,} 个样本；给出 num_samples 可得准确的时间与费用。",
+        "num_samples", samples)]
 
 
 def _job_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
-    """A typical dataset for the task when the user gave no sample count: time and cost need one."""
-    if w.num_samples is not None or w.task.value not in _datasets():
+    """The sample count time and cost need, when the user gave none: from the dataset's size when given, else a
+    typical dataset for the task."""
+    if w.num_samples is not None:
         return {}, []
+    from_size = _samples_from_size(w)
+    if from_size[0] or w.task.value not in _datasets():
+        return from_size
     d = _datasets()[w.task.value]
     update: dict[str, Any] = {"num_samples": d["num_samples"]}
     text_en = f"Job size not given: time and cost assume {d['name']} ({d['num_samples']:,} samples"
@@ -162,7 +202,7 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
                           f"未说明阶段：按“{stage.value}”处理。", "stage", stage.value))
     region, region_notes = _region(w)
     notes.extend(region_notes)
-    size, size_notes = _job_size(w)
+    size, size_notes = _job_size(resolved)  # resolved: its seq_len is the one the estimate used
     if size:
         resolved = resolved.model_copy(update=size)
         notes.extend(size_notes)

@@ -1,0 +1,51 @@
+"""The sample count behind time and cost: the user's, else from the dataset's size, else a reference dataset."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_advisor import recommend
+from gpu_advisor.advisor import get_knowledge
+from gpu_advisor.defaults import resolve_job
+from gpu_advisor.validation import workload_from_dict
+
+
+def _job(**fields):
+    return resolve_job(workload_from_dict(fields), get_knowledge().catalog)
+
+
+def _said(job, field: str) -> list[str]:
+    return [n.text.en for n in job.assumptions if n.field == field]
+
+
+def test_text_size_gives_tokens_over_seq_len() -> None:
+    job = _job(task="llm_pretrain", model="Llama 3.1 8B", seq_len=4096, dataset_size_gb=2000)
+    assert job.workload.num_samples == round(2000e9 / (4.0 * 4096))  # 4 bytes of text per token
+    assert any("dataset_size_gb = 2000" in t and "4096 tokens per sample" in t for t in _said(job, "num_samples"))
+    default_len = _job(task="llm_finetune", model="Qwen2.5 7B", dataset_size_gb=1)  # the resolved seq_len (2048)
+    assert default_len.workload.num_samples == round(1e9 / (4.0 * default_len.workload.seq_len))
+
+
+@pytest.mark.parametrize("task, per_image", [("object_detection", 18e9 / 118287), ("semantic_segmentation", 11e9 / 5000),
+                                             ("image_classification", 147.9e9 / 1281167)])
+def test_image_size_gives_images_at_the_reference_datasets_bytes_per_image(task: str, per_image: float) -> None:
+    job = _job(task=task, dataset_size_gb=200)
+    assert job.workload.num_samples == round(200e9 / per_image)
+    assert job.workload.epochs is None  # one pass, said so by the cost report; not the reference recipe's epochs
+    assert not _said(job, "num_samples")[0].startswith("Job size not given")
+
+
+def test_the_users_count_wins_and_no_size_keeps_the_reference_dataset() -> None:
+    assert _job(task="object_detection", dataset_size_gb=200, num_samples=5000).workload.num_samples == 5000
+    reference = _job(task="object_detection")
+    assert reference.workload.num_samples == 118287 and reference.workload.epochs == 12
+    assert _job(task="inference", model="Llama 3.1 8B", dataset_size_gb=10).workload.num_samples is None
+
+
+def test_a_pretraining_deadline_is_checked_from_the_dataset_size() -> None:
+    """13B pretraining on 2 TB of text in two weeks: the answer must say the deadline is missed (before, the time was
+    unknown for want of num_samples, and the 13B model was estimated as the default 8B one)."""
+    rec = recommend({"task": "llm_pretrain", "params_billion": 13, "dataset_size_gb": 2000, "deadline_hours": 336})
+    assert rec.memory.profile.params_billion == pytest.approx(13)
+    assert rec.cost is not None and rec.cost.recommended is None
+    assert any(t.en.startswith("deadline: the fastest option needs about") for t in rec.cost.relax)
