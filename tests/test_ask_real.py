@@ -77,3 +77,22 @@ def test_terminal_lines_show_section_headings_not_keys(lang: str, label: str) ->
     lines = numbered_lines(rec, lang, lambda text, *_: text)
     assert any(f"] {label}: " in line for line in lines)
     assert not [line for line in lines if "] mitigation: " in line or "] warning: " in line]
+
+
+def _terminal(fields: dict, lang: str = "en") -> str:
+    from gpu_advisor import recommend
+    from gpu_advisor.ask.render import cost_block
+
+    return "\n".join(cost_block(recommend({**fields, "lang": lang}), lang, lambda text, *_: text))
+
+
+def test_terminal_answer_states_time_cost_and_the_constraints() -> None:
+    semseg = {"task": "semantic_segmentation", "model": "DeepLabV3+", "backbone": "R-50-D8", "region": "cn-hangzhou"}
+    text = _terminal(semseg)
+    assert "wall-clock about " in text and "pay-as-you-go for the job " in text and "CNY" in text
+    assert "lowest total pay-as-you-go cost" in text
+    assert "耗时约 " in _terminal(semseg, "zh")
+    tight = _terminal({**semseg, "deadline_hours": 1, "budget_total": 1})
+    assert "misses: " in tight and "No option meets the budget and deadline" in tight and "\n  - deadline: " in tight
+    serving = _terminal({"task": "inference", "model": "Llama 3.1 8B", "region": "cn-hangzhou"})
+    assert "pay-as-you-go per month " in serving and "wall-clock" not in serving

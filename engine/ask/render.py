@@ -10,6 +10,7 @@ from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.ask.questions import load_questions
 from gpu_advisor.ask.textui import Style, bars, table
 from gpu_advisor.i18n import section_label
+from gpu_advisor.numfmt import purchase_total, span
 
 UI = {
     "understood": ("What I understood", "我理解到的"), "assumed": ("Assumed", "假设"),
@@ -22,6 +23,10 @@ UI = {
     "how_hint": ("Type 'how N' to see the rules behind line N, 'how' for all rules, Enter to quit.",
                  "输入 “how N” 查看第 N 行依据的规则，“how” 查看全部规则，直接回车退出。"),
     "you_answered": ("Your answers", "您的回答"), "unpriced": ("not listed", "未列出"),
+    "cost": ("Cost and time", "费用与时间"), "wall": ("wall-clock about", "耗时约"),
+    "payg_job": ("pay-as-you-go for the job", "按量付费整个作业"), "payg_month": ("pay-as-you-go per month", "按量付费每月"),
+    "misses": ("misses", "不满足"), "none_fits": ("No option meets the budget and deadline. What to relax:",
+                                                 "没有方案同时满足预算与期限。可以放宽："),
 }
 
 
@@ -116,6 +121,37 @@ def numbered_lines(rec: Any, lang: str, style: Style) -> list[str]:
     return out
 
 
+def cost_block(rec: Any, lang: str, style: Style) -> list[str]:
+    """The shown instance's time and pay-as-you-go total, why the cost report picks it, and what misses a budget or
+    deadline (the Markdown answer's cost table, in a few lines)."""
+    cost, inst = _get(rec, "cost"), _get(rec, "instance")
+    if cost is None or inst is None:
+        return []
+    out = [style(ui("cost", lang), "bold")]
+    option = cost.option(inst.instance_type)
+    if option is not None:
+        parts = []
+        if option.time.wall_hours is not None:
+            wall = span(option.time.wall_hours, "h")
+            parts.append(f"{ui('wall', lang)} {wall}{'' if wall.endswith('min') else ' h'}")
+        elif option.time.missing is not None and cost.basis == "job":
+            parts.append(option.time.missing.get(lang))
+        total = purchase_total(option, "payg", "-")
+        if total != "-":
+            parts.append(f"{ui('payg_month' if cost.basis == 'month' else 'payg_job', lang)} {total} {option.currency or ''}".rstrip())
+        if parts:
+            colon, sep = ("：", "；") if lang == "zh" else (": ", "; ")
+            out.append(f"  {inst.instance_type}{colon}{sep.join(parts)}")
+        for v in option.violations:
+            out.append(f"  {style(ui('misses', lang), 'red')}: {v.get(lang)}")
+    if cost.why is not None and cost.recommended == inst.instance_type:
+        out.append(f"  {cost.why.get(lang)}")
+    if cost.recommended is None:
+        out.append(f"  {style(ui('none_fits', lang), 'red')}")
+        out += [f"  - {x.get(lang)}" for x in cost.relax]
+    return out if len(out) > 1 else []
+
+
 def alternatives_block(rec: Any, lang: str, style: Style) -> list[str]:
     alts = _get(rec, "alternatives") or []
     if not alts:
@@ -138,7 +174,8 @@ def render_terminal(parsed: ParsedQuestion, rec: Any, lang: str, color: bool = F
     style = Style(color)
     blocks = [understood_block(parsed, lang, style) if header else [],
               instance_block(rec, lang, style), memory_block(rec, lang, style),
-              numbered_lines(rec, lang, style), alternatives_block(rec, lang, style), notes_block(rec, lang, style)]
+              numbered_lines(rec, lang, style), cost_block(rec, lang, style), alternatives_block(rec, lang, style),
+              notes_block(rec, lang, style)]
     return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
 
 
