@@ -67,6 +67,16 @@ def test_unknown_tflops_give_no_time_and_say_so():
     t = estimate_time(cand, job)
     assert t.wall_hours is None and t.gpu_hours is None
     assert "not known" in t.missing.en and "未知" in t.missing.zh
+    assert "the catalog has no figure for this GPU" in t.missing.en and "目录中没有该 GPU 的任何算力数据" in t.missing.zh
+
+
+def test_unknown_tflops_name_the_figures_the_catalog_has_not_its_maintainers_notes():
+    cand, job = make("ecs.gn8v.4xlarge", LLM)  # Alibaba states only FP32 39.5 TFLOPS for gn8v's GPU
+    t = estimate_time(cand, job)
+    assert t.wall_hours is None
+    assert "the catalog lists only FP32 39.5 TFLOPS for this GPU" in t.missing.en
+    assert "目录中该 GPU 只有 FP32 39.5 TFLOPS" in t.missing.zh
+    assert "estimator" not in t.missing.en  # gpus.yaml's tflops_basis is written for maintainers
 
 
 def test_unknown_num_samples_gives_no_time():

@@ -74,6 +74,12 @@ def lora_factor(estimate: Any, workload: Any) -> tuple[float, list[Note]]:
         f"{basis.SRC_LORA}）。", "finetune_method", method)]
 
 
+def _stated_tflops(gpu: Any) -> str:
+    """The dense figures the catalog has for a GPU, e.g. "FP32 39.5 TFLOPS" (its tflops_basis says where from)."""
+    figures = [(name, value) for name, value in gpu.dense_tflops.model_dump().items() if value is not None]
+    return ", ".join(f"{name.upper()} {value:g} {'TOPS' if name == 'int8' else 'TFLOPS'}" for name, value in figures)
+
+
 def _missing(en: str, zh: str, **kwargs: Any) -> TimeEstimate:
     return TimeEstimate(missing=Text(en=en, zh=zh), **kwargs)
 
@@ -110,10 +116,13 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     family = candidate.estimate.profile.family
     peak, peak_notes = peak_tflops(candidate.gpu, precision, family)
     if peak is None:
-        return _missing(f"{candidate.gpu.display_name}: dense {precision} TFLOPS not known ({candidate.gpu.tflops_basis}); "
-                        "no time is given rather than a guessed number",
-                        f"{candidate.gpu.display_name}：{precision} 稠密算力未知（{candidate.gpu.tflops_basis}）；"
-                        "不给出时间，以免凭空估计", precision=precision)
+        stated = _stated_tflops(candidate.gpu)
+        listed_en = f"the catalog lists only {stated} for this GPU" if stated else "the catalog has no figure for this GPU"
+        listed_zh = f"目录中该 GPU 只有 {stated}" if stated else "目录中没有该 GPU 的任何算力数据"
+        return _missing(f"{candidate.gpu.display_name}: dense {precision} TFLOPS not known ({listed_en}); no time is "
+                        "given rather than a guessed number",
+                        f"{candidate.gpu.display_name}：{precision} 稠密算力未知（{listed_zh}）；不给出时间，以免凭空估计",
+                        precision=precision)
     recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
     lora, lora_notes = lora_factor(candidate.estimate, w)
     flops = candidate.estimate.train_flops_per_sample * lora * samples * epochs * recompute
