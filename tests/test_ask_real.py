@@ -96,3 +96,16 @@ def test_terminal_answer_states_time_cost_and_the_constraints() -> None:
     assert "misses: " in tight and "No option meets the budget and deadline" in tight and "\n  - deadline: " in tight
     serving = _terminal({"task": "inference", "model": "Llama 3.1 8B", "region": "cn-hangzhou"})
     assert "pay-as-you-go per month " in serving and "wall-clock" not in serving
+
+
+def test_terminal_rows_are_per_instance_with_the_instance_count() -> None:
+    """A multi-node answer's row shows one instance's GPUs, vCPU and RAM, and how many instances."""
+    from gpu_advisor import recommend
+    from gpu_advisor.ask.render import instance_block
+
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 70B", "finetune_method": "full", "num_gpus": 32})
+    inst = rec.instance
+    assert inst.nodes > 1 and inst.gpus_per_node * inst.nodes == 32
+    text = "\n".join(instance_block(rec, "en", lambda t, *_: t))
+    assert f"{inst.instance_type} × {inst.nodes}" in text
+    assert f"× {inst.gpus_per_node}" in text and "× 32" not in text

@@ -87,8 +87,14 @@ def _price(option: Any, lang: str) -> str:
     return f"{price:,.2f} {_get(option, 'currency') or 'CNY'}"
 
 
+def _type_cell(option: Any) -> str:
+    """The instance type, × the instances when there are several (the row's GPUs, vCPU and RAM are per instance)."""
+    nodes = _get(option, "nodes") or 1
+    return f"{option.instance_type} × {nodes}" if nodes > 1 else option.instance_type
+
+
 def _gpu_cell(option: Any) -> str:
-    count = _get(option, "gpu_count") or _get(option, "total_gpus") or ""
+    count = _get(option, "gpus_per_node") or _get(option, "gpu_count") or _get(option, "total_gpus") or ""
     return f"{_get(option, 'gpu_display', '?')} × {count}" if count else str(_get(option, "gpu_display", "?"))
 
 
@@ -98,7 +104,7 @@ def instance_block(rec: Any, lang: str, style: Style) -> list[str]:
     if inst is None:
         return out + ["  " + ui("none", lang)]
     headers = [ui(k, lang) for k in ("instance", "gpu", "vcpu", "ram", "price")]
-    row = [inst.instance_type, _gpu_cell(inst), str(_get(inst, "vcpu", "")), fmt_value(_get(inst, "memory_gib", ""), lang),
+    row = [_type_cell(inst), _gpu_cell(inst), str(_get(inst, "vcpu", "")), fmt_value(_get(inst, "memory_gib", ""), lang),
            _price(inst, lang)]
     return out + [table(headers, [row], style)]
 
@@ -156,7 +162,7 @@ def alternatives_block(rec: Any, lang: str, style: Style) -> list[str]:
     alts = _get(rec, "alternatives") or []
     if not alts:
         return []
-    rows = [[a.instance_type, _gpu_cell(a), _price(a, lang), a.reason.get(lang)] for a in alts]
+    rows = [[_type_cell(a), _gpu_cell(a), _price(a, lang), a.reason.get(lang)] for a in alts]
     headers = [ui("instance", lang), ui("gpu", lang), ui("price", lang), ui("reason", lang)]
     return [style(ui("alternatives", lang), "bold"), table(headers, rows, style, max_col=60)]
 
