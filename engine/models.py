@@ -167,7 +167,12 @@ class TransformerSpec(BaseModel):
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
     source: str
-    aliases: list[str] = []
+    as_of: str | None = None              # date the shapes were read, when not the file's as_of
+    aliases: list[str] = []               # other names of this model (instruct / chat variants, hub ids)
+    # other models whose config.json has these shapes (fine-tunes and distillations of this base): they are estimated
+    # with this profile and the answer says so; same_shape_source says where their base model is stated
+    same_shape: list[str] = []
+    same_shape_source: str | None = None
 
 
 class Knowledge(DerivedCache, BaseModel):
@@ -233,7 +238,7 @@ def _build(cls: type[BaseModel], file: str, entries: dict[str, Any]) -> dict[str
 def _index(specs: dict[str, Any], file: str) -> dict[str, str]:
     index: dict[str, str] = {}
     for key, spec in specs.items():
-        for name in (key, spec.display, *spec.aliases):
+        for name in (key, spec.display, *spec.aliases, *getattr(spec, "same_shape", ())):
             folded = norm(name)
             if index.get(folded, key) != key:
                 raise KnowledgeError(f"knowledge/models/{file}: alias {name!r} names both {index[folded]!r} and {key!r}",
@@ -348,12 +353,20 @@ def resolve_transformer(name: str) -> str | None:
     return None
 
 
+def shape_borrowed_by(name: str, key: str) -> str | None:
+    """The same_shape entry of transformer ``key`` that ``name`` names (as the knowledge base writes it), or None
+    when ``name`` is the model itself or one of its aliases."""
+    spec = knowledge().transformers[key]
+    folded = {norm(candidate) for candidate in (name, name.split("/")[-1])}
+    return next((other for other in spec.same_shape if norm(other) in folded), None)
+
+
 def suggestions(name: str, pool: str) -> list[str]:
     """Up to 5 known names close to ``name`` (difflib), from 'methods', 'backbones' or 'transformers'."""
     kb = knowledge()
     specs: dict[str, Any] = {"methods": kb.methods, "backbones": kb.backbones, "transformers": kb.transformers}[pool]
     by_fold = {norm(s.display): s.display for s in specs.values()}
-    by_fold.update({norm(a): a for s in specs.values() for a in s.aliases})
+    by_fold.update({norm(a): a for s in specs.values() for a in (*s.aliases, *getattr(s, "same_shape", ()))})
     close = difflib.get_close_matches(norm(name), list(by_fold), n=8, cutoff=0.5)
     if not close and pool == "methods" and "_" in name:
         # a config-like name ("deeplabv9_r50-d8_4xb2-80k_cityscapes-512x1024"): its method is the first token

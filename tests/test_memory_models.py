@@ -187,3 +187,32 @@ def test_a_cv_size_without_a_model_name_is_that_size() -> None:
     assert any(n.field == "model" and "params_billion = 0.3" in n.text.en for n in est.assumptions)
     default = estimate_memory(Workload(task="semantic_segmentation"))
     assert default.profile.params_billion < 0.1 and est.allocated_peak_gib > default.allocated_peak_gib
+
+
+@pytest.mark.parametrize("name, key", [("QwQ-32B", "qwen2.5-32b"), ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "qwen2.5-32b"),
+                                       ("DeepSeek-R1-Distill-Llama-8B", "llama-3.1-8b"),
+                                       ("Llama-3.3-70B-Instruct", "llama-3.1-70b")])
+def test_a_model_with_anothers_shapes_is_estimated_with_them_and_says_so(name: str, key: str) -> None:
+    est = estimate_memory(Workload(task="inference", model=name))
+    assert est.profile.key == key
+    said = [n for n in est.assumptions if n.field == "model"]
+    assert len(said) == 1 and name.split("/")[-1] in said[0].text.en and "config shapes" in said[0].text.en
+    assert name.split("/")[-1] in said[0].text.zh
+
+
+def test_a_models_own_names_say_nothing() -> None:
+    for name in ("Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B", "Qwen2.5-32B-Instruct"):
+        assert not [n for n in estimate_memory(Workload(task="inference", model=name)).assumptions if n.field == "model"]
+
+
+@pytest.mark.parametrize("name, key, params", [("Qwen3-32B", "qwen3-32b", 32.8), ("Qwen/Qwen3-14B", "qwen3-14b", 14.8),
+                                               ("glm-4-9b-chat", "glm-4-9b", 9.40), ("THUDM/chatglm3-6b", "chatglm3-6b", 6.24),
+                                               ("Yi-34B", "yi-34b", 34.4)])
+def test_added_profiles_resolve_and_their_counts_match_their_shapes(name: str, key: str, params: float) -> None:
+    """params_billion is stated; the shapes must add up to it (embeddings + attention + gated MLP per layer)."""
+    assert resolve_transformer(name) == key
+    t = knowledge().transformers[key]
+    per_layer = (t.hidden * t.heads * t.head_dim * 2 + t.hidden * t.kv_heads * t.head_dim * 2
+                 + 3 * t.hidden * t.intermediate)
+    counted = (t.layers * per_layer + t.vocab * t.hidden * (1 if t.tied else 2)) / 1e9
+    assert counted == pytest.approx(params, rel=0.01) and t.params_billion == params

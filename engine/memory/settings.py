@@ -9,7 +9,7 @@ from typing import Any
 from gpu_advisor.i18n import Note, note
 from gpu_advisor.memory.confignames import parse as parse_config
 from gpu_advisor.models import (BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone,
-                                resolve_method, resolve_transformer, unknown)
+                                resolve_method, resolve_transformer, shape_borrowed_by, unknown)
 from gpu_advisor.workload import Task, Workload
 
 TEXT_TASKS = {Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune}
@@ -88,7 +88,11 @@ def _resolve_text(w: Workload, r: Resolved) -> None:
                         "该任务的典型模型")
     key = resolve_transformer(name)
     if key is not None:
-        r.transformer = knowledge().transformers[key]
+        t = r.transformer = knowledge().transformers[key]
+        if (other := shape_borrowed_by(name, key)) is not None:
+            r.assume("model", t.display, f"{other} has the config shapes of {t.display} ({t.same_shape_source}), so "
+                     "it is estimated with that profile",
+                     f"{other} 与 {t.display} 的 config 结构相同（{t.same_shape_source}），按该配置估算")
         return
     if w.params_billion is None:
         raise unknown(name, "model", "transformers")
