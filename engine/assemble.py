@@ -15,6 +15,7 @@ from gpu_advisor.recommendation import HostNeeds, Item, Option, Recommendation, 
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.rules.loader import PLACEHOLDER
 from gpu_advisor.rules.schema import Rule
+from gpu_advisor.workload import Task
 
 if TYPE_CHECKING:
     from gpu_advisor.advisor import Knowledge
@@ -27,6 +28,9 @@ STEP_TEXT = {
     STEP_SHARD: Text(en="ZeRO-3 / FSDP sharding", zh="ZeRO-3 / FSDP 分片"),
     STEP_MORE_NODES: Text(en="more instances (multi-node)", zh="多台实例（多机）"),
 }
+# serving's ladder (ladder.inference_steps): 8-bit weights at the AMP step, tensor parallelism at the sharding step
+SERVING_STEP_TEXT = {**STEP_TEXT, STEP_AMP: Text(en="INT8 weights", zh="INT8 权重"),
+                     STEP_SHARD: Text(en="tensor parallelism", zh="张量并行")}
 MAX_ALTERNATIVES = 5
 
 
@@ -81,7 +85,8 @@ def _mitigations(c: Candidate, base: Any) -> list[Text]:
         STEP_SHARD: w.distributed != base.distributed and c.nodes == 1,
         STEP_MORE_NODES: c.nodes > 1 and c.variant.step >= STEP_MORE_NODES,
     }
-    return [STEP_TEXT[s] for s in sorted(STEP_TEXT) if s <= c.variant.step and applied[s]]
+    texts = SERVING_STEP_TEXT if w.task == Task.inference else STEP_TEXT
+    return [texts[s] for s in sorted(texts) if s <= c.variant.step and applied[s]]
 
 
 def _option(c: Candidate, reason: Text, base: Any) -> Option:

@@ -86,6 +86,7 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "ram_need_gib": (float, "host RAM needed per instance, GiB"),
     "price_known": (bool, "the catalog has a price for the chosen type in the region"),
     "price_per_hour": (float, "pay-as-you-go price per instance-hour (0 when unknown)"),
+    "planned_quantization": (str, "weight format in the chosen plan: none / int8 / int4 / nf4 (the job's when no plan)"),
     "job_hours": (float, "estimated wall-clock hours (0 when unknown)"),
 }
 

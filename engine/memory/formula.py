@@ -19,11 +19,14 @@ def _g(x: float) -> str:
 
 
 def _states(parts: dict[str, float], params: float, trainable: float, s: dict) -> tuple[str, str]:
-    en = (f"weights {_g(parts['weights'])} = {params / 1e6:,.1f} M params at {s['precision']}; "
+    quantized = s.get("quantization") not in (None, "none")
+    at = f"{s['quantization']} (quantized weights)" if quantized else s["precision"]
+    at_zh = f"{s['quantization']}（量化权重）" if quantized else s["precision"]
+    en = (f"weights {_g(parts['weights'])} = {params / 1e6:,.1f} M params at {at}; "
           f"gradients {_g(parts.get('gradients', 0))} for {trainable / 1e6:,.1f} M trainable params; "
           f"optimizer {_g(parts['optimizer'])} ({s.get('optimizer')}); master {_g(parts['master_weights'])}; "
           f"framework extras {_g(parts['framework_extras'])} (DDP buckets / gathered shards, {s['distributed']} on {s['num_gpus']} GPU)")
-    zh = (f"权重 {_g(parts['weights'])} = {params / 1e6:,.1f} M 参数 × {s['precision']}；"
+    zh = (f"权重 {_g(parts['weights'])} = {params / 1e6:,.1f} M 参数 × {at_zh}；"
           f"梯度 {_g(parts.get('gradients', 0))}（可训练参数 {trainable / 1e6:,.1f} M）；"
           f"优化器状态 {_g(parts['optimizer'])}（{s.get('optimizer')}）；主权重 {_g(parts['master_weights'])}；"
           f"框架额外 {_g(parts['framework_extras'])}（DDP 桶 / 分片收集，{s['distributed']}，{s['num_gpus']} 卡）")

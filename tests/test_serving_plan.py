@@ -1,0 +1,36 @@
+"""A serving plan speaks of serving: tensor parallelism and INT8 weights, never training's ZeRO / checkpointing."""
+
+from __future__ import annotations
+
+from gpu_advisor import recommend
+
+TRAINING_ONLY = ("MIT-CKPT", "MIT-SHARD", "MIT-AMP", "MIT-MICROBATCH")
+
+
+def _fired(rec) -> set[str]:
+    return {t.rule_id for t in rec.trace}
+
+
+def test_a_16_bit_tensor_parallel_plan_is_not_called_int8_or_zero3() -> None:
+    rec = recommend({"task": "inference", "model": "Llama 3.1 70B", "lang": "en"})
+    assert rec.instance.total_gpus > 1 and rec.planned_memory.profile.job.quantization == "none"
+    assert [m.en for m in rec.instance.mitigations] == ["tensor parallelism"]
+    fired = _fired(rec)
+    assert "INF-TP" in fired and "INF-QUANT" not in fired and not fired & set(TRAINING_ONLY)
+    text = rec.render("en")
+    assert "ZeRO-3" not in text.split("This is not ZeRO / FSDP sharding")[0] and "gradient (activation) checkpointing" not in text
+
+
+def test_an_int8_plan_says_int8() -> None:
+    rec = recommend({"task": "inference", "model": "Llama 3.1 70B", "num_gpus": 4, "batch_size_per_gpu": 1,
+                     "seq_len": 2048})
+    assert rec.planned_memory.profile.job.quantization == "int8"
+    assert "INT8 weights" in [m.en for m in rec.instance.mitigations]
+    assert "INF-QUANT" in _fired(rec)
+    assert "int8 (quantized weights)" in rec.planned_memory.formula.en
+
+
+def test_training_keeps_its_mitigations() -> None:
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "full", "precision": "fp32"})
+    assert "MIT-SHARD" in _fired(rec) and "INF-TP" not in _fired(rec)
+    assert "ZeRO-3 / FSDP sharding" in [m.en for m in rec.instance.mitigations]
