@@ -206,7 +206,12 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
     if size:
         resolved = resolved.model_copy(update=size)
         notes.extend(size_notes)
-    if w.interruptible is None and w.task != Task.preprocessing:
+    if w.interruptible is None and w.task == Task.inference:
+        notes.append(note("default_interruptible", "Not said whether the service can lose an instance at short notice: "
+                          "assumed no, so spot instances (released 5 minutes after notice) are not recommended.",
+                          "未说明服务能否承受实例被临时回收：按不能处理，因此不推荐抢占式实例（通知后 5 分钟释放）。",
+                          "interruptible", False))
+    elif w.interruptible is None and w.task != Task.preprocessing:
         notes.append(note("default_interruptible", "Not said whether the job can resume from checkpoints: "
                           "assumed no, so spot instances are not recommended.",
                           "未说明作业能否从检查点恢复：按不能处理，因此不推荐抢占式实例。", "interruptible", False))

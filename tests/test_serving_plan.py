@@ -34,3 +34,13 @@ def test_training_keeps_its_mitigations() -> None:
     rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "full", "precision": "fp32"})
     assert "MIT-SHARD" in _fired(rec) and "INF-TP" not in _fired(rec)
     assert "ZeRO-3 / FSDP sharding" in [m.en for m in rec.instance.mitigations]
+
+
+def test_a_services_assumptions_are_about_serving() -> None:
+    rec = recommend({"task": "inference", "model": "Llama 3.1 8B", "lang": "en"})
+    said = {n.field: n.text.en for n in rec.assumptions}
+    assert "concurrent requests" in said["batch_size_per_gpu"] and "micro-batch" not in said["batch_size_per_gpu"]
+    assert "tensor parallelism" in said["distributed"] and "DDP when" not in said["distributed"]
+    assert "lose an instance" in said["interruptible"] and "checkpoints" not in said["interruptible"]
+    zh = {n.field: n.text.zh for n in rec.assumptions}
+    assert "并发请求" in zh["batch_size_per_gpu"] and "张量并行" in zh["distributed"]

@@ -83,7 +83,8 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_default, spec.max_seq), "usual sequence length",
                          "常用序列长度")
     s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 1),
-                                    "usual micro-batch", "常用微批大小")
+                                    *(("usual micro-batch", "常用微批大小") if r.training else
+                                      ("sequences served at once (concurrent requests)", "同时处理的序列数（并发请求）")))
     s["precision"] = _enum(_pick(r, "precision", w.precision, defaults.get("precision", "bf16"),
                                  "usual precision for transformers", "Transformer 常用精度"))
     if not r.training:
@@ -126,8 +127,9 @@ def fill_settings(w: Workload, r: Resolved) -> None:
     s = r.settings
     s["num_gpus"] = _pick(r, "num_gpus", w.num_gpus, 1, "per-GPU estimate for one GPU", "按单卡估算")
     dist_default = "ddp" if s["num_gpus"] > 1 and r.training else "none"
-    s["distributed"] = _enum(_pick(r, "distributed", w.distributed, dist_default,
-                                   "DDP when more than one GPU trains", "多卡训练默认 DDP"))
+    why = (("DDP when more than one GPU trains", "多卡训练默认 DDP") if r.training else
+           ("serving splits a model over GPUs with tensor parallelism, not DDP / ZeRO", "推理用张量并行把模型切到多卡，不用 DDP / ZeRO"))
+    s["distributed"] = _enum(_pick(r, "distributed", w.distributed, dist_default, *why))
     s["pytorch_version"] = _pick(r, "pytorch_version", w.pytorch_version, DEFAULT_TORCH, "current PyTorch",
                                  "当前 PyTorch 版本")
     s.setdefault("quantization", "none")
