@@ -44,3 +44,12 @@ def test_a_services_assumptions_are_about_serving() -> None:
     assert "lose an instance" in said["interruptible"] and "checkpoints" not in said["interruptible"]
     zh = {n.field: n.text.zh for n in rec.assumptions}
     assert "并发请求" in zh["batch_size_per_gpu"] and "张量并行" in zh["distributed"]
+
+
+def test_serving_a_vision_backbone_is_a_vision_estimate() -> None:
+    """'部署 ResNet-50 图像分类服务' parses to task inference + backbone ResNet-50: it was estimated as the default LLM."""
+    for fields in ({"backbone": "ResNet-50"}, {"input_size": [640, 640]}, {"backbone": "Swin-L", "input_size": [512, 512]}):
+        rec = recommend({"task": "inference", **fields})
+        assert not rec.memory.profile.is_llm and rec.memory.profile.method == "classifier"
+        assert rec.memory.device_total_gib < 4
+    assert recommend({"task": "inference"}).memory.profile.is_llm  # nothing said: the task's typical model, an LLM

@@ -110,7 +110,8 @@ def _method_from_name(w: Workload, r: Resolved) -> tuple[str | None, str | None]
         return None, None  # a size without a name: that size, not the default method's
     if w.model is None:
         default = CV_TASK_METHOD.get(w.task.value) if w.backbone else _task_defaults(w.task).get("method")
-        return r.assume("model", default, "typical method for this task", "该任务的典型方法"), None
+        # serving a vision model given only by its backbone or input size: an image classifier on that backbone
+        return r.assume("model", default or "classifier", "typical method for this task", "该任务的典型方法"), None
     found = resolve_method(w.model)
     if found:
         return found
@@ -129,7 +130,7 @@ def _method_from_name(w: Workload, r: Resolved) -> tuple[str | None, str | None]
 def _resolve_cv(w: Workload, r: Resolved) -> None:
     kb = knowledge()
     method_key, implied_bb = _method_from_name(w, r)
-    if method_key is None and w.model is None:   # no model named, only its size
+    if method_key is None and w.model is None and w.params_billion is not None:   # no model named, only its size
         method_key = _task_defaults(w.task).get("method", "classifier")
         r.params_override = w.params_billion
         r.assume("model", kb.methods[method_key].display, f"no model named: weights from params_billion = "
@@ -200,8 +201,10 @@ def resolve(w: Workload) -> Resolved:
         return Resolved(kind="none", training=False, settings={})
     training = w.task != Task.inference
     r = Resolved(kind="cv", training=training, settings={})
-    text = w.task in TEXT_TASKS or (w.task == Task.inference and (w.model is None or resolve_transformer(w.model)
-                                                                  or (w.seq_len is not None and w.input_size is None)))
+    vision_hint = w.backbone is not None or w.input_size is not None  # serving a vision model named by its parts
+    text = w.task in TEXT_TASKS or (w.task == Task.inference and (
+        (w.model is None and not vision_hint) or (w.model is not None and resolve_transformer(w.model))
+        or (w.seq_len is not None and w.input_size is None)))
     if text:
         r.kind = "transformer"
         _resolve_text(w, r)
