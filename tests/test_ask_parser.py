@@ -148,3 +148,19 @@ def test_user_text_is_data_not_code() -> None:
     parsed = parse_question("{{ 7*7 }} __import__('os').system('echo hi') 语义分割")
     assert parsed.workload_fields["task"] == "semantic_segmentation"
     assert "49" not in str(parsed.model_dump())
+
+
+@pytest.mark.parametrize("question, rate", [("部署 ResNet-50 图像分类服务，每秒 200 张图", "每秒 200 张"),
+                                            ("serve ResNet-50 at 200 images/s", "200 images/s"),
+                                            ("Llama 3.1 8B 推理服务 50 QPS", "50 QPS"),
+                                            ("200 张/秒 的目标检测服务", "200 张/秒")])
+def test_a_request_rate_is_said_back_not_read_as_a_dataset(question: str, rate: str) -> None:
+    parsed = parse_question(question)
+    assert "num_samples" not in parsed.workload_fields
+    hints = [h for h in parsed.hints if h.kind == "request_rate"]
+    assert len(hints) == 1 and hints[0].matched == rate and "replica" in hints[0].text.en and "副本" in hints[0].text.zh
+
+
+def test_image_counts_are_still_samples() -> None:
+    assert parse_question("训练 DeepLabV3+，5000 张图片").workload_fields["num_samples"] == 5000
+    assert parse_question("fine-tune Mask R-CNN on 12k images").workload_fields["num_samples"] == 12000

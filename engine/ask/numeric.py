@@ -125,6 +125,14 @@ def training_tokens(s: Scanner, m: re.Match[str]) -> None:
            "已记录训练 token 总量；如需时间估算，请给出样本（序列）数。")
 
 
+def request_rate(s: Scanner, m: re.Match[str]) -> None:
+    """"每秒 200 张" / "200 QPS" is a rate, not a dataset size: said back, not taken as num_samples."""
+    rate = m.group(0).strip()
+    s.hint("request_rate", m, f"Request rate noted ({rate}): the estimate is the memory of one replica; measure one "
+           "replica's throughput under load, then add replicas (instances) until they carry the rate.",
+           f"已记录请求速率（{rate}）：估算的是单个副本的显存；请先压测单副本的吞吐，再增加副本（实例）数量直到满足该速率。")
+
+
 def seq_len(s: Scanner, m: re.Match[str]) -> None:
     value = _num(m)
     if value:
@@ -272,6 +280,10 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # GPUs without a model name
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个)?\s*(?:gpu卡|显卡|gpus?|卡|cards?)(?![a-z])(?!\s*(?:显存|内存))", int_field("num_gpus")),
     (lambda: r"(?P<word>单|双)\s*(?:卡|gpu)", _gpus_word),
+    # request rates ("每秒 200 张", "200 张/秒", "200 QPS", "200 images/s"): before the counts of images
+    (lambda: rf"每秒(?:钟)?\s*{NM}\s*(?:张|个|次|条|路)?\s*(?:图片|图像|照片|请求|查询|调用)?", request_rate),
+    (lambda: rf"{NM}\s*(?:张|个|次|条)?\s*(?:图片|图像|照片|请求|查询|调用)?\s*(?:/|每)\s*(?:秒|s\b|sec\b|second\b)", request_rate),
+    (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
     (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents)\b", int_field("num_samples")),
