@@ -164,3 +164,13 @@ def test_a_request_rate_is_said_back_not_read_as_a_dataset(question: str, rate: 
 def test_image_counts_are_still_samples() -> None:
     assert parse_question("训练 DeepLabV3+，5000 张图片").workload_fields["num_samples"] == 5000
     assert parse_question("fine-tune Mask R-CNN on 12k images").workload_fields["num_samples"] == 12000
+
+
+@pytest.mark.parametrize("question", ["200 张/秒 的目标检测服务", "ResNet-50 图像分类服务要多大显存", "我们的检测服务用什么GPU"])
+def test_a_model_service_is_serving(question: str) -> None:
+    assert parse_question(question).workload_fields["task"] == "inference"
+
+
+def test_a_server_or_training_is_not_serving() -> None:
+    assert parse_question("训练目标检测模型需要什么GPU服务器").workload_fields["task"] == "object_detection"
+    assert parse_question("用阿里云服务训练图像分类模型").workload_fields["task"] == "image_classification"
