@@ -109,3 +109,14 @@ def test_terminal_rows_are_per_instance_with_the_instance_count() -> None:
     text = "\n".join(instance_block(rec, "en", lambda t, *_: t))
     assert f"{inst.instance_type} × {inst.nodes}" in text
     assert f"× {inst.gpus_per_node}" in text and "× 32" not in text
+
+
+def test_terminal_shows_the_cpu_instance_of_a_preprocessing_job() -> None:
+    from gpu_advisor import recommend
+    from gpu_advisor.ask.render import instance_block
+
+    rec = recommend({"task": "preprocessing", "dataset_size_gb": 10000})
+    assert rec.instance is None and rec.cpu_instance
+    for lang in ("en", "zh"):
+        text = "\n".join(instance_block(rec, lang, lambda t, *_: t))
+        assert rec.cpu_instance["instance_type"] in text and "No GPU instance fits" not in text

@@ -23,6 +23,7 @@ UI = {
     "how_hint": ("Type 'how N' to see the rules behind line N, 'how' for all rules, Enter to quit.",
                  "输入 “how N” 查看第 N 行依据的规则，“how” 查看全部规则，直接回车退出。"),
     "you_answered": ("Your answers", "您的回答"), "unpriced": ("not listed", "未列出"),
+    "cpu_only": ("A CPU instance: this job needs no GPU.", "CPU 实例：该作业不需要 GPU。"),
     "cost": ("Cost and time", "费用与时间"), "wall": ("wall-clock about", "耗时约"),
     "payg_job": ("pay-as-you-go for the job", "按量付费整个作业"), "payg_month": ("pay-as-you-go per month", "按量付费每月"),
     "misses": ("misses", "不满足"), "none_fits": ("No option meets the budget and deadline. What to relax:",
@@ -101,6 +102,13 @@ def _gpu_cell(option: Any) -> str:
 def instance_block(rec: Any, lang: str, style: Style) -> list[str]:
     out = [style(ui("answer", lang), "bold")]
     inst = _get(rec, "instance")
+    cpu = _get(rec, "cpu_instance")
+    if inst is None and cpu:  # preprocessing: a CPU type, as the Markdown answer gives it
+        count = cpu.get("instances", 1)
+        name = f"{cpu['instance_type']} × {count}" if count > 1 else cpu["instance_type"]
+        headers = [ui(k, lang) for k in ("instance", "vcpu", "ram")]
+        return out + [table(headers, [[name, str(cpu["vcpu"]), fmt_value(cpu["memory_gib"], lang)]], style),
+                      "  " + ui("cpu_only", lang)]
     if inst is None:
         return out + ["  " + ui("none", lang)]
     headers = [ui(k, lang) for k in ("instance", "gpu", "vcpu", "ram", "price")]
