@@ -19,7 +19,7 @@ from gpu_advisor.recommendation import Recommendation
 from gpu_advisor.rules.engine import DurableEngine, Firing, PythonEngine, RuleEngine
 from gpu_advisor.scenarios import scenario_rows, wants_scenarios
 from gpu_advisor.rules.loader import RuleBase, load_rules
-from gpu_advisor.workload import Workload
+from gpu_advisor.workload import Workload, enum_value
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "planned_upper_gib": round(_upper(job.memory), 2), "fit_step": 0, "planned_mem_gib": job.memory.device_total_gib,
                 "headroom_pct": 0.0, "planned_batch": job.batch, "accum_steps": 1, "vcpu_need": host.vcpu,
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0,
-                "planned_quantization": _quantization(job.workload)}
+                "planned_quantization": enum_value(job.workload.quantization, "none")}
     t, gpu = c.instance, c.gpu
     return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb),
             "gpu_arch": gpu.architecture or "unknown", "gpu_bf16": bool(gpu.supports_bf16),
@@ -155,11 +155,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "planned_batch": c.variant.workload.batch_size_per_gpu or job.batch,
             "accum_steps": c.variant.accum_steps, "vcpu_need": c.vcpu_need,
             "ram_need_gib": round(c.ram_need_gib, 1), "price_known": c.price_per_hour is not None,
-            "price_per_hour": float(c.price_per_hour or 0.0), "planned_quantization": _quantization(c.variant.workload)}
-
-
-def _quantization(w: Workload) -> str:
-    return "none" if w.quantization is None else w.quantization.value
+            "price_per_hour": float(c.price_per_hour or 0.0), "planned_quantization": enum_value(c.variant.workload.quantization, "none")}
 
 
 def _chosen_hours(chosen: Any, job: Job, report: CostReport | None) -> float | None:

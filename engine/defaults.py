@@ -18,7 +18,7 @@ from gpu_advisor.catalog import Catalog
 from gpu_advisor.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.memory.settings import TEXT_TASKS
-from gpu_advisor.workload import Augmentation, Precision, Stage, Task, Workload
+from gpu_advisor.workload import Augmentation, Precision, Stage, Task, Workload, enum_value
 
 DEFAULT_REGION = "cn-hangzhou"
 REGION_ALIASES = {"mainland": "cn-hangzhou", "international": "ap-southeast-1"}
@@ -66,10 +66,10 @@ class Job:
             "params_b": float(prof.params_billion or 0.0), "is_llm": bool(prof.is_llm),
             "is_training": w.task in TRAINING_TASKS, "is_serving": w.task == Task.inference,
             "is_cpu_only": self.cpu_only,
-            "precision": _val(w.precision, "fp32"), "optimizer": _val(w.optimizer, "none"),
+            "precision": enum_value(w.precision, "fp32"), "optimizer": enum_value(w.optimizer, "none"),
             "gradient_checkpointing": bool(w.gradient_checkpointing),
-            "finetune_method": _val(w.finetune_method, "full"), "quantization": _val(w.quantization, "none"),
-            "distributed": _val(w.distributed, "none"), "batch": self.batch,
+            "finetune_method": enum_value(w.finetune_method, "full"), "quantization": enum_value(w.quantization, "none"),
+            "distributed": enum_value(w.distributed, "none"), "batch": self.batch,
             "input_px": int(size[0] * size[1]), "seq_len": int(w.seq_len or 0),
             "num_classes": int(w.num_classes or 0), "user_gpus": int(self.original.num_gpus or 0),
             "dataset_gb": float(w.dataset_size_gb or 0.0), "dataset_known": w.dataset_size_gb is not None,
@@ -90,15 +90,11 @@ class Job:
                 "ckpt_saving_gib": lambda: _saving(w, memory, {"gradient_checkpointing": True}, memo)}
 
 
-def _val(value: Any, default: str) -> str:
-    return default if value is None else str(getattr(value, "value", value))
-
-
 def _saving(w: Workload, base: MemoryEstimate, update: dict[str, Any], memo: dict[Workload, MemoryEstimate]) -> float:
     """GiB per GPU that one change (AMP or checkpointing) would save on the job as configured."""
     if w.task in (Task.preprocessing, Task.inference):
         return 0.0
-    if "precision" in update and _val(w.precision, "fp32") != "fp32":
+    if "precision" in update and enum_value(w.precision, "fp32") != "fp32":
         return 0.0
     if update.get("gradient_checkpointing") and w.gradient_checkpointing:
         return 0.0

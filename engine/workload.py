@@ -265,3 +265,8 @@ class Workload(BaseModel):
 
 
 WORKLOAD_FIELDS: tuple[str, ...] = tuple(Workload.model_fields)
+
+
+def enum_value(value: Any, default: str) -> str:
+    """A Workload field's value as a string (an enum's value), or ``default`` when it is not set."""
+    return default if value is None else str(getattr(value, "value", value))

@@ -15,18 +15,15 @@ from gpu_advisor.costing import basis
 from gpu_advisor.costing.models import Range, TimeEstimate
 from gpu_advisor.i18n import Note, Text, note
 from gpu_advisor.ladder import STEP_CKPT, TIME_FACTOR
+from gpu_advisor.workload import enum_value
 
 CONV_FAMILIES = {"cnn_segmentation", "detection", "classification", "prototype"}
 PRECISION_KEY = {"fp32": "fp32", "fp16_amp": "fp16", "fp16": "fp16", "bf16_amp": "bf16", "bf16": "bf16",
                  "fp8": "fp8"}
 
 
-def _value(value: Any, default: str) -> str:
-    return default if value is None else str(getattr(value, "value", value))
-
-
 def utilisation_for(family: str, workload: Any) -> basis.Utilisation:
-    if family == "llm" and _value(getattr(workload, "finetune_method", None), "full") == "qlora":
+    if family == "llm" and enum_value(getattr(workload, "finetune_method", None), "full") == "qlora":
         return basis.UTILISATION["llm_qlora"]
     return basis.UTILISATION.get(family, basis.DEFAULT_UTILISATION)
 
@@ -63,7 +60,7 @@ def peak_tflops(gpu: Any, precision: str, family: str) -> tuple[Range | None, li
 
 def lora_factor(estimate: Any, workload: Any) -> tuple[float, list[Note]]:
     """2/3 for LoRA/QLoRA when the estimator still counts full 6N training FLOPs (train = 3 x inference)."""
-    method = _value(getattr(workload, "finetune_method", None), "full")
+    method = enum_value(getattr(workload, "finetune_method", None), "full")
     infer = getattr(estimate, "infer_flops_per_sample", 0.0) or 0.0
     if method not in ("lora", "qlora") or infer <= 0 or abs(estimate.train_flops_per_sample / infer - 3.0) > 0.05:
         return 1.0, []
@@ -109,7 +106,7 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     if getattr(job.workload.task, "value", job.workload.task) == "inference":
         return _SERVING
     samples, epochs, notes = _job_size(job)
-    precision = _value(w.precision, "fp32")
+    precision = enum_value(w.precision, "fp32")
     if samples is None:
         return _missing("number of training samples (num_samples) not given: no time estimate",
                         "未给出训练样本数（num_samples）：无法估算时间", precision=precision)
