@@ -174,3 +174,28 @@ def test_a_model_service_is_serving(question: str) -> None:
 def test_a_server_or_training_is_not_serving() -> None:
     assert parse_question("训练目标检测模型需要什么GPU服务器").workload_fields["task"] == "object_detection"
     assert parse_question("用阿里云服务训练图像分类模型").workload_fields["task"] == "image_classification"
+
+
+@pytest.mark.parametrize("question, family", [("Stable Diffusion XL 微调需要多大显存", "扩散模型"),
+                                              ("fine-tune Whisper large-v3 on my audio", "语音模型"),
+                                              ("部署 Whisper 语音识别服务", "语音模型"), ("文生视频模型训练要多少卡", "视频生成模型")])
+def test_a_model_family_without_a_profile_is_refused_not_answered_as_another_task(question: str, family: str) -> None:
+    """These were answered as the default task (an image-classification CNN): a different job's numbers."""
+    from gpu_advisor.errors import UnknownModelError
+
+    with pytest.raises(UnknownModelError) as err:
+        parse_question(question)
+    assert err.value.field == "model" and family in err.value.message("zh")
+    assert "no memory profile" in err.value.message("en")
+
+
+def test_a_known_model_beside_such_words_is_answered() -> None:
+    parsed = parse_question("Llama 3.1 8B fine-tune for text-to-image captions")
+    assert parsed.workload_fields["model"] == "Llama 3.1 8B"
+
+
+def test_cli_refuses_in_the_questions_language(capsys: pytest.CaptureFixture[str]) -> None:
+    from gpu_advisor.ask.cli import main
+
+    assert main(["--no-input", "部署 Whisper 语音识别服务"]) == 2
+    assert "知识库中没有语音模型" in capsys.readouterr().err

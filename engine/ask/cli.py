@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from gpu_advisor.ask import api
 from gpu_advisor.ask.args import add_ask_parser, configure  # noqa: F401 - add_ask_parser re-exported
-from gpu_advisor.ask.parser import parse_question
+from gpu_advisor.ask.parser import detect_lang, parse_question
 from gpu_advisor.ask.questions import apply_answers
 from gpu_advisor.ask.render import render_json, render_markdown, render_terminal, ui
 from gpu_advisor.ask.session import Session
@@ -34,7 +34,7 @@ def run_ask(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextI
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     question = " ".join(args.question) if isinstance(args.question, list) else str(args.question)
-    lang = args.lang or "en"
+    lang = args.lang or detect_lang(question)  # a refused question is refused in its own language
     try:
         parsed = parse_question(question)
         lang = args.lang or parsed.lang

@@ -31,6 +31,7 @@ class Lexicon:
     keywords: dict[str, re.Pattern[str]]
     models: tuple[Entry, ...]
     llm_families: tuple[Entry, ...]
+    unsupported: tuple[Entry, ...]
     backbones: tuple[Entry, ...]
     gpus: re.Pattern[str]
     datasets: tuple[Entry, ...]
@@ -72,6 +73,7 @@ def load_lexicon() -> Lexicon:
         keywords=keywords,
         models=_entries(raw["models"], "name", "models"),
         llm_families=_entries(raw["llm_families"], "name", "llm_families"),
+        unsupported=_entries(raw["unsupported"], "name", "unsupported"),
         backbones=_entries(raw["backbones"], "name", "backbones"),
         gpus=_compile(raw["gpus"], "gpus"),
         datasets=_entries(raw["datasets"], "name", "datasets"),

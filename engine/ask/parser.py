@@ -12,9 +12,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from gpu_advisor.ask.keywords import LLM_TASKS, finish_task, run_keywords
+from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, ParsedQuestion, Scanner, Understood
-from gpu_advisor.errors import WorkloadError
+from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.i18n import Text
 from gpu_advisor.workload import Workload
 
@@ -80,6 +81,7 @@ def parse_question(text: str) -> ParsedQuestion:
     run_numeric(s)
     finish_task(s, implied)
     _tidy(s)
+    _refuse_unsupported(s)
     assumed = _assume(s)
     fields = {k: v for k, v in s.fields.items() if not k.startswith("_")}
     fields["lang"] = lang
@@ -88,6 +90,22 @@ def parse_question(text: str) -> ParsedQuestion:
     understood = sorted(s.understood, key=lambda u: order.get(u.field, len(order)))
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints)
+
+
+def _refuse_unsupported(s: Scanner) -> None:
+    """A question about a model family the knowledge base has no profile for (and no model it has) is refused:
+    answering it as the default task would size a different job."""
+    if {"model", "backbone"} & set(s.fields):
+        return
+    for entry in load_lexicon().unsupported:
+        if entry.pattern.search(s.text):
+            raise UnknownModelError(
+                f"model: gpu-advisor has no memory profile for {entry.value}: its knowledge base covers vision models "
+                "(segmentation, detection, classification) and transformer language models, so it cannot size this "
+                "job. Name a model it covers, or measure one training step with torch.cuda.max_memory_allocated().",
+                f"模型：知识库中没有{entry.extra['zh']}的显存模型（目前覆盖视觉模型——分割、检测、分类——以及 Transformer "
+                "语言模型），无法估算该作业。请换用知识库中的模型，或用 torch.cuda.max_memory_allocated() 实测一步训练。",
+                field="model")
 
 
 def validate_fields(fields: dict[str, Any]) -> Workload:
