@@ -384,6 +384,6 @@ def unknown(name: str, field: str, pool: str) -> UnknownModelError:
     hint_en = f"; did you mean: {', '.join(hints)}?" if hints else ""
     hint_zh = f"；您是否指：{'、'.join(hints)}？" if hints else ""
     return UnknownModelError(
-        f"{field}: unknown {field} {name!r}{hint_en} Or give params_billion to estimate an unknown model.",
-        f"{field}：未知的{'模型' if field == 'model' else '骨干网络'} {name!r}{hint_zh}或提供 params_billion 以估算未知模型。",
+        f"{field}: unknown {field} {name!r}{hint_en or '.'} Or give params_billion to estimate an unknown model.",
+        f"{field}：未知的{'模型' if field == 'model' else '骨干网络'} {name!r}{hint_zh or '。'}或提供 params_billion 以估算未知模型。",
         field=field, suggestions=hints)

@@ -216,3 +216,12 @@ def test_added_profiles_resolve_and_their_counts_match_their_shapes(name: str, k
                  + 3 * t.hidden * t.intermediate)
     counted = (t.layers * per_layer + t.vocab * t.hidden * (1 if t.tied else 2)) / 1e9
     assert counted == pytest.approx(params, rel=0.01) and t.params_billion == params
+
+
+def test_qwen2_has_qwen25_shapes_and_qwen1_is_not_taken_for_them() -> None:
+    est = estimate_memory(Workload(task="inference", model="Qwen2-7B"))
+    assert est.profile.key == "qwen2.5-7b" and any("Qwen2-7B has the config shapes" in n.text.en for n in est.assumptions)
+    with pytest.raises(UnknownModelError) as err:  # Qwen (v1) 7B: 32 MHA heads, another vocabulary
+        estimate_memory(Workload(task="inference", model="qwen-7b"))
+    assert err.value.message("en").startswith("model: unknown model 'qwen-7b'. Or give params_billion")
+    assert "'qwen-7b'。或提供" in err.value.message("zh")
