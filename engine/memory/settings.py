@@ -110,8 +110,9 @@ def _method_from_name(w: Workload, r: Resolved) -> tuple[str | None, str | None]
         return None, None  # a size without a name: that size, not the default method's
     if w.model is None:
         default = CV_TASK_METHOD.get(w.task.value) if w.backbone else _task_defaults(w.task).get("method")
-        # serving a vision model given only by its backbone or input size: an image classifier on that backbone
-        return r.assume("model", default or "classifier", "typical method for this task", "该任务的典型方法"), None
+        # serving a vision model given only by its backbone or input size: the task's CV method (a classifier)
+        default = default or CV_TASK_METHOD.get(w.task.value)
+        return r.assume("model", default, "typical method for this task", "该任务的典型方法"), None
     found = resolve_method(w.model)
     if found:
         return found
