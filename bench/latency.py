@@ -87,12 +87,12 @@ def summary(ms: list[float]) -> dict[str, float]:
 
 def stages(workloads: list[dict[str, Any]]) -> dict[str, float]:
     """Mean ms of each step of recommend() (gpu_advisor.advisor.recommend's calls, in its order, timed apart)."""
-    from gpu_advisor.advisor import _plan_and_cost, build_facts, get_knowledge
-    from gpu_advisor.assemble import assemble
+    from gpu_advisor.advisor import _plan_and_cost, build_facts, get_knowledge, recommend
+    from gpu_advisor.answer.assemble import assemble
     from gpu_advisor.costing import build_cost_report
-    from gpu_advisor.defaults import resolve_job
-    from gpu_advisor.planner import plan
-    from gpu_advisor.scenarios import scenario_rows, wants_scenarios
+    from gpu_advisor.plan.defaults import resolve_job
+    from gpu_advisor.plan.planner import plan
+    from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
     from gpu_advisor.validation import workload_from_dict
 
     kb = get_knowledge()
@@ -126,7 +126,7 @@ def stages(workloads: list[dict[str, Any]]) -> dict[str, float]:
             assemble(kb, job2, the_plan, facts, firings, w.lang.value, report)
             t.append(time.perf_counter())
             if wants_scenarios(w):
-                scenario_rows(w, kb)
+                scenario_rows(w, kb, recommend)
             t.append(time.perf_counter())
         except Exception:  # noqa: BLE001 - bad workloads are counted by run()
             continue

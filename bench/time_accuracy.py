@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_specs import BENCH_GPUS, UNMAPPED  # noqa: E402
 
 from gpu_advisor.costing.timing import lora_factor, scaling_for, utilisation_for  # noqa: E402
-from gpu_advisor.ladder import STEP_CKPT, TIME_FACTOR  # noqa: E402
+from gpu_advisor.plan.ladder import STEP_CKPT, TIME_FACTOR  # noqa: E402
 from gpu_advisor.memory import estimate_memory  # noqa: E402
 from gpu_advisor.workload import Workload  # noqa: E402
 

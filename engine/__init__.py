@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Workload": "gpu_advisor.workload",
     "recommend": "gpu_advisor.advisor",
-    "Recommendation": "gpu_advisor.recommendation",
+    "Recommendation": "gpu_advisor.answer.recommendation",
     "estimate_memory": "gpu_advisor.memory",
     "AdvisorError": "gpu_advisor.errors",
     "WorkloadError": "gpu_advisor.errors",
@@ -40,5 +40,5 @@ if TYPE_CHECKING:  # pragma: no cover
     from gpu_advisor.advisor import recommend
     from gpu_advisor.errors import AdvisorError, KnowledgeError, UnknownModelError, WorkloadError
     from gpu_advisor.memory import estimate_memory
-    from gpu_advisor.recommendation import Recommendation
+    from gpu_advisor.answer.recommendation import Recommendation
     from gpu_advisor.workload import Workload

@@ -2,55 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import threading
-from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
-from gpu_advisor.catalog import Catalog, load_catalog
+from gpu_advisor.kb.bundle import Knowledge, get_knowledge
 from gpu_advisor.costing import CostReport, build_cost_report, job_hours
-from gpu_advisor.defaults import Job, resolve_job
-from gpu_advisor.facts import Facts, check_facts
-from gpu_advisor.i18n import Text
+from gpu_advisor.plan.defaults import Job, resolve_job
+from gpu_advisor.rules.facts import Facts, check_facts
+from gpu_advisor.util.i18n import Text
 from gpu_advisor.memory import estimate_host
-from gpu_advisor.planner import Plan, plan
-from gpu_advisor.recommendation import Recommendation
-from gpu_advisor.rules.engine import DurableEngine, Firing, PythonEngine, RuleEngine
-from gpu_advisor.scenarios import scenario_rows, wants_scenarios
-from gpu_advisor.rules.loader import RuleBase, load_rules
+from gpu_advisor.plan.planner import Plan, plan
+from gpu_advisor.answer.assemble import assemble
+from gpu_advisor.answer.recommendation import Recommendation
+from gpu_advisor.rules.engine import Firing
+from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
 from gpu_advisor.workload import Workload, enum_value
-
-
-@dataclass(frozen=True)
-class Knowledge:
-    catalog: Catalog
-    rules: RuleBase
-    engine: RuleEngine
-    # answers derived from this knowledge alone (scenario tiers by task, region, language), and their lock
-    scenarios: dict[tuple[str, str | None, str], tuple[Any, ...]] = field(default_factory=dict, compare=False, repr=False)
-    lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
-
-
-_lock = threading.Lock()
-
-
-@lru_cache(maxsize=4)
-def _knowledge(rules_dir: str | None, override: str | None, engine: str) -> Knowledge:
-    catalog = load_catalog(override)
-    rules = load_rules(rules_dir)
-    active = list(rules.active)
-    runner: RuleEngine = PythonEngine(active) if engine == "python" else DurableEngine(active)
-    return Knowledge(catalog, rules, runner)
-
-
-def get_knowledge(*, rules_dir: str | None = None, override: str | None = None,
-                  engine: str | None = None) -> Knowledge:
-    """The loaded knowledge base (cached per rules folder, price override file and engine)."""
-    override = override or os.environ.get("GPU_ADVISOR_CATALOG_OVERRIDE") or None
-    engine = engine or os.environ.get("GPU_ADVISOR_ENGINE", "durable")
-    with _lock:
-        return _knowledge(rules_dir, override, engine)
 
 
 def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
@@ -64,11 +29,9 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     job, the_plan, report = _plan_and_cost(kb, w)
     facts = build_facts(job, the_plan, report)  # checked there: the engine need not check them again
     firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
-    from gpu_advisor.assemble import assemble
-
     rec = assemble(kb, job, the_plan, facts, firings, lang, report)
     if wants_scenarios(w):
-        rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb)})
+        rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb, recommend)})
     return rec
 
 

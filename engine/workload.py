@@ -2,7 +2,7 @@
 
 Every field's description doubles as the CLI's question and the MCP tool's schema text, so write them
 for a person who is being asked. Everything optional has a default that the advisor fills and reports
-back as an assumption (see ``gpu_advisor.defaults``).
+back as an assumption (see ``gpu_advisor.plan.defaults``).
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ def model_validator(model: type[BaseModel]) -> Validator:
     return validate
 
 
-# Bilingual sentences (gpu_advisor.i18n.Text, {"zh": ..., "en": ...}) are published in the caller's language only:
+# Bilingual sentences (gpu_advisor.util.i18n.Text, {"zh": ..., "en": ...}) are published in the caller's language only:
 # the Markdown answer is in that language already, and the second language doubled the structured content
 # (recommendation: 65 KB -> 36 KB), which the client parses and validates against the schema on every call.
 ONE_LANGUAGE_TEXT = {"type": "string", "description": "in the requested language (lang)"}

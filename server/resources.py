@@ -49,7 +49,7 @@ def _versions() -> dict[str, Any]:
 def catalog_instances() -> str:
     """Every GPU instance type in the dated catalog (no prices: see list_instance_types with a region)."""
     from gpu_advisor.advisor import get_knowledge
-    from gpu_advisor.cli_more import catalog_rows
+    from gpu_advisor.kb.listing import catalog_rows
 
     meta = get_knowledge().catalog.meta
     return _dump({**_versions(), "caveats": list(meta.caveats), "instance_types": catalog_rows()})
@@ -69,7 +69,7 @@ def rules_index() -> str:
 def rule_detail(rule_id: str) -> str:
     """One rule in zh and en: text, conditions, sources."""
     from gpu_advisor.advisor import get_knowledge
-    from gpu_advisor.cli_more import rule_summary
+    from gpu_advisor.kb.listing import rule_summary
 
     rule = get_knowledge().rules.by_id(rule_id.upper())
     if rule is None:
@@ -98,7 +98,7 @@ def add_resources(server: MCPServer) -> None:
 
 @lru_cache(maxsize=1)
 def load_prompts() -> dict[str, Any]:
-    from gpu_advisor import yamlio
+    from gpu_advisor.util import yamlio
 
     text = (importlib_resources.files("gpu_advisor.prompts") / "mcp_prompts.yaml").read_text(encoding="utf-8")
     return yamlio.safe_load(text)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from gpu_advisor.recommendation import Recommendation
+from gpu_advisor.answer.recommendation import Recommendation
 from gpu_advisor.server.errors import describe_validation
 from gpu_advisor.server.registry import ToolInputError, ToolSpec, pre_parse
 from gpu_advisor.workload import REGION_PATTERN, Lang, Workload
@@ -124,7 +124,7 @@ class AskAnswer(BaseModel):
 
 def ask(value: AskInput, lang: str) -> tuple[BaseModel, str]:
     from gpu_advisor.ask import answer_question
-    from gpu_advisor.ask.render import render_markdown
+    from gpu_advisor.ask.report import render_markdown
 
     parsed, rec = answer_question(value.question, lang=value.lang.value if value.lang else None)
     lang = rec.lang
@@ -186,8 +186,8 @@ def _gpu_matches(query: str, gpu_id: str, display: str) -> bool:
 
 
 def list_instance_types(q: CatalogQuery, lang: str) -> tuple[BaseModel, str]:
-    from gpu_advisor.catalog import load_catalog
-    from gpu_advisor.cli_more import catalog_rows
+    from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.kb.listing import catalog_rows
 
     cat = load_catalog()
     region = q.region or ("cn-hangzhou" if q.max_price_per_hour is not None else None)
@@ -253,7 +253,7 @@ class RuleExplanation(_Open):
 
 def explain_rule(q: RuleQuery, lang: str) -> tuple[BaseModel, str]:
     from gpu_advisor.advisor import get_knowledge
-    from gpu_advisor.cli_more import rule_summary
+    from gpu_advisor.kb.listing import rule_summary
 
     zh = lang == "zh"
     rules = get_knowledge().rules

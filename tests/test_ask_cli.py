@@ -14,7 +14,8 @@ import pytest
 
 import test_ask_fakes as fakes
 from gpu_advisor.ask import api
-from gpu_advisor.ask.cli import add_ask_parser, run_ask
+from gpu_advisor.cli.ask_args import add_ask_parser
+from gpu_advisor.cli.ask import run_ask
 from gpu_advisor.ask.parser import parse_question
 from gpu_advisor.ask.questions import AnswerError, load_questions, parse_answer, plan_questions
 
@@ -143,7 +144,7 @@ def test_session_over_streams_why_default_and_how() -> None:
 
 def test_module_entry_point_runs() -> None:
     script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import test_ask_fakes as f; f.install(); "
-              "from gpu_advisor.ask.__main__ import main; sys.exit(main(['语义分割 1024x1024', '--no-input']))")
+              "from gpu_advisor.cli.__main__ import main; sys.exit(main(['ask', '语义分割 1024x1024', '--no-input']))")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "推荐配置" in proc.stdout

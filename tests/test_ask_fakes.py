@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_advisor.i18n import Note, Text
+from gpu_advisor.util.i18n import Note, Text
 
 
 @dataclass

@@ -195,7 +195,7 @@ def test_a_known_model_beside_such_words_is_answered() -> None:
 
 
 def test_cli_refuses_in_the_questions_language(capsys: pytest.CaptureFixture[str]) -> None:
-    from gpu_advisor.ask.cli import main
+    from gpu_advisor.cli.ask import main
 
     assert main(["--no-input", "部署 Whisper 语音识别服务"]) == 2
     assert "知识库中没有语音模型" in capsys.readouterr().err

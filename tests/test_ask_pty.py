@@ -20,7 +20,7 @@ def spawn(tmp_path: Path, *argv: str, real: bool = False) -> "pexpect.spawn":
     script = tmp_path / "ask_session.py"
     install = "" if real else "import test_ask_fakes; test_ask_fakes.install()\n"
     script.write_text(f"import sys\nsys.path.insert(0, {str(TESTS)!r})\n{install}"
-                      "from gpu_advisor.ask.cli import main\nsys.exit(main(sys.argv[1:]))\n", encoding="utf-8")
+                      "from gpu_advisor.cli.ask import main\nsys.exit(main(sys.argv[1:]))\n", encoding="utf-8")
     child = pexpect.spawn(sys.executable, [str(script), *argv], cwd=str(REPO), encoding="utf-8", timeout=60,
                           dimensions=(50, 160), env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "xterm"})
     return child

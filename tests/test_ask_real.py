@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpu_advisor.ask import answer_question
-from gpu_advisor.ask.cli import main
+from gpu_advisor.cli.ask import main
 
 SEEDS = [p.read_text(encoding="utf-8").splitlines()[0] for p in sorted(Path("/work/shared/seeds").glob("*.txt"))]
 
@@ -48,7 +48,7 @@ def test_parsed_questions_run_through_the_advisor(question: str, capsys: pytest.
 
 
 def test_how_shows_a_fired_rule() -> None:
-    from gpu_advisor.ask.render import render_how
+    from gpu_advisor.cli.terminal import render_how
 
     _, rec = answer_question(SEEDS[0])
     assert rec.sections and rec.trace
@@ -60,7 +60,7 @@ def test_how_shows_a_fired_rule() -> None:
 def test_every_section_of_the_rule_base_has_a_heading_in_both_languages() -> None:
     """The terminal answer and the Markdown answer take section headings from the same table (messages.yaml)."""
     from gpu_advisor.advisor import get_knowledge
-    from gpu_advisor.i18n import messages
+    from gpu_advisor.util.i18n import messages
 
     sections = {r.then.section for r in get_knowledge().rules.rules if r.then.section}
     headings = messages()["sections"]
@@ -71,7 +71,7 @@ def test_every_section_of_the_rule_base_has_a_heading_in_both_languages() -> Non
 @pytest.mark.parametrize("lang, label", [("en", "Memory mitigations"), ("zh", "省显存措施")])
 def test_terminal_lines_show_section_headings_not_keys(lang: str, label: str) -> None:
     from gpu_advisor import recommend
-    from gpu_advisor.ask.render import numbered_lines
+    from gpu_advisor.cli.terminal import numbered_lines
 
     rec = recommend({"task": "llm_finetune", "model": "Qwen2.5 72B", "finetune_method": "lora", "lang": lang})
     lines = numbered_lines(rec, lang, lambda text, *_: text)
@@ -81,7 +81,7 @@ def test_terminal_lines_show_section_headings_not_keys(lang: str, label: str) ->
 
 def _terminal(fields: dict, lang: str = "en") -> str:
     from gpu_advisor import recommend
-    from gpu_advisor.ask.render import cost_block
+    from gpu_advisor.cli.terminal import cost_block
 
     return "\n".join(cost_block(recommend({**fields, "lang": lang}), lang, lambda text, *_: text))
 
@@ -101,7 +101,7 @@ def test_terminal_answer_states_time_cost_and_the_constraints() -> None:
 def test_terminal_rows_are_per_instance_with_the_instance_count() -> None:
     """A multi-node answer's row shows one instance's GPUs, vCPU and RAM, and how many instances."""
     from gpu_advisor import recommend
-    from gpu_advisor.ask.render import instance_block
+    from gpu_advisor.cli.terminal import instance_block
 
     rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 70B", "finetune_method": "full", "num_gpus": 32})
     inst = rec.instance
@@ -113,7 +113,7 @@ def test_terminal_rows_are_per_instance_with_the_instance_count() -> None:
 
 def test_terminal_shows_the_cpu_instance_of_a_preprocessing_job() -> None:
     from gpu_advisor import recommend
-    from gpu_advisor.ask.render import instance_block
+    from gpu_advisor.cli.terminal import instance_block
 
     rec = recommend({"task": "preprocessing", "dataset_size_gb": 10000})
     assert rec.instance is None and rec.cpu_instance

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from gpu_advisor.catalog import Catalog, is_mainland, load_catalog
+from gpu_advisor.kb.catalog import Catalog, is_mainland
+from gpu_advisor.kb.catalog_loader import load_catalog
 from gpu_advisor.errors import KnowledgeError
 
 

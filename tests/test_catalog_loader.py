@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpu_advisor import catalog as catalog_module
-from gpu_advisor.catalog import clear_catalog_cache, load_catalog, load_catalog_dir
+from gpu_advisor.kb import catalog as catalog_module
+from gpu_advisor.kb.catalog_loader import clear_catalog_cache, load_catalog, load_catalog_dir
 from gpu_advisor.errors import KnowledgeError
 
 REPO = Path(__file__).resolve().parents[1]

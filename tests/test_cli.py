@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpu_advisor.catalog import load_catalog
+from gpu_advisor.kb.catalog_loader import load_catalog
 from gpu_advisor.cli import main
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from gpu_advisor.errors import UnknownModelError
 from gpu_advisor.memory import estimate_memory
-from gpu_advisor.memory.confignames import parse
-from gpu_advisor.models import resolve_method
+from gpu_advisor.kb.confignames import parse
+from gpu_advisor.kb.confignames import resolve_method
 from gpu_advisor.workload import Workload
 
 SEG, DET, INS = "semantic_segmentation", "object_detection", "instance_segmentation"
@@ -119,7 +119,7 @@ def test_parse_reads_settings() -> None:
            for d in ("coco", "lvis-v1", "lvis-v0.5", "objects365v2", "openimages", "crowdhuman", "voc0712", "cityscapes")}
     assert det == {"coco": 80, "lvis-v1": 1203, "lvis-v0.5": 1230, "objects365v2": 365, "openimages": 601,
                    "crowdhuman": 1, "voc0712": 20, "cityscapes": 8}
-    # Detectron2 config names stay with gpu_advisor.models (D2_CONFIG_FORM)
+    # Detectron2 config names stay with gpu_advisor.kb.models (D2_CONFIG_FORM)
     assert parse("mask_rcnn_R_50_FPN_3x") is None
 
 

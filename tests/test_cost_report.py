@@ -11,9 +11,9 @@ from gpu_advisor.advisor import get_knowledge
 from gpu_advisor.costing import build_cost_report, job_hours
 from gpu_advisor.costing.purchase import break_even_months, spot_line
 from gpu_advisor.costing.spot_history import sidecar_path
-from gpu_advisor.defaults import resolve_job
-from gpu_advisor.planner import plan
-from gpu_advisor.render import _environment
+from gpu_advisor.plan.defaults import resolve_job
+from gpu_advisor.plan.planner import plan
+from gpu_advisor.answer.render import _environment
 from gpu_advisor.workload import Workload
 
 KB = get_knowledge()
@@ -152,7 +152,7 @@ def test_break_even_formula():
 
 
 def test_observed_spot_history_replaces_the_published_range(tmp_path):
-    from gpu_advisor.catalog import load_catalog_dir
+    from gpu_advisor.kb.catalog_loader import load_catalog_dir
     from importlib.resources import files
 
     override = tmp_path / "override.yaml"

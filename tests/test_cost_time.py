@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gpu_advisor.catalog import load_catalog
+from gpu_advisor.kb.catalog_loader import load_catalog
 from gpu_advisor.costing import basis
 from gpu_advisor.costing.timing import estimate_time, scaling_for
 from gpu_advisor.workload import Workload

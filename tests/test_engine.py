@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpu_advisor.errors import EngineError
-from gpu_advisor.facts import FACT_FIELDS
+from gpu_advisor.rules.facts import FACT_FIELDS
 from gpu_advisor.rules.engine import DurableEngine, PythonEngine
 from gpu_advisor.rules.loader import load_rules
 

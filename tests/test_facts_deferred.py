@@ -1,12 +1,12 @@
-"""Deferred facts (gpu_advisor.facts.Facts): computed on first read, type-checked then, complete in comparisons."""
+"""Deferred facts (gpu_advisor.rules.facts.Facts): computed on first read, type-checked then, complete in comparisons."""
 
 import pytest
 
 from gpu_advisor.advisor import build_facts, get_knowledge
-from gpu_advisor.defaults import resolve_job
+from gpu_advisor.plan.defaults import resolve_job
 from gpu_advisor.errors import EngineError
-from gpu_advisor.facts import Facts, check_facts
-from gpu_advisor.planner import plan
+from gpu_advisor.rules.facts import Facts, check_facts
+from gpu_advisor.plan.planner import plan
 from gpu_advisor.validation import workload_from_dict
 
 

@@ -24,12 +24,12 @@ from hypothesis import strategies as st
 from gpu_advisor import Recommendation, recommend
 from gpu_advisor.advisor import get_knowledge
 from gpu_advisor.errors import AdvisorError
-from gpu_advisor.models import knowledge as model_knowledge
+from gpu_advisor.kb.models import knowledge as model_knowledge
 from gpu_advisor.workload import (MAX_GPUS, MAX_SEQ_LEN, MAX_SIDE_PX, Augmentation, Distributed, FinetuneMethod,
                                   Optimizer, Precision, Quantization, Stage, Task, Workload)
 
 EXAMPLES = int(os.environ.get("GPU_ADVISOR_FUZZ_EXAMPLES", "250"))
-HEADROOM = 0.05  # engine/planner.py FIT_HEADROOM, restated: the answer promises 5 % of the card free
+HEADROOM = 0.05  # engine/plan/planner.py FIT_HEADROOM, restated: the answer promises 5 % of the card free
 TOLERANCE_GIB = 0.01  # planned_mem_gib is rounded to 2 decimals
 
 _MK = model_knowledge()
@@ -200,7 +200,7 @@ def test_preprocessing_too_big_for_one_cpu_type_still_names_cpu_instances() -> N
 def test_resolved_workload_has_the_same_estimate(data: dict[str, Any]) -> None:
     """resolve_job reuses the estimate of the workload as given for the resolved one (defaults written in):
     the planner and the host sizing rely on both giving the same figures."""
-    from gpu_advisor.defaults import resolve_job
+    from gpu_advisor.plan.defaults import resolve_job
     from gpu_advisor.memory import estimate_host, estimate_memory
     from gpu_advisor.validation import workload_from_dict
 

@@ -6,9 +6,9 @@ import pytest
 
 from gpu_advisor import recommend
 from gpu_advisor.ask import parse_question
-from gpu_advisor.catalog import load_catalog
+from gpu_advisor.kb.catalog_loader import load_catalog
 from gpu_advisor.errors import WorkloadError
-from gpu_advisor.preference import resolve_gpu_preference
+from gpu_advisor.plan.preference import resolve_gpu_preference
 
 CATALOG = load_catalog()
 

@@ -1,6 +1,6 @@
 """Threads that import gpu_advisor at the same time: a package whose ``__init__`` imports its own submodules races a
 thread that imports one of those submodules directly, and CPython 3.11 / 3.12 raise ``_DeadlockError`` (or hand out
-a partially initialised module) in one of them (gh-83065). With gpu_advisor.costing and gpu_advisor.memory eager (before gpu_advisor._lazy),
+a partially initialised module) in one of them (gh-83065). With gpu_advisor.costing and gpu_advisor.memory eager (before gpu_advisor.util.lazy),
 19 of 80 fresh processes of eight threads importing the entries below failed that way; lazy, 0 of 241."""
 
 import ast
@@ -13,8 +13,8 @@ PACKAGES = {"gpu_advisor": ROOT / "engine", "gpu_advisor.server": ROOT / "server
 ENTRIES = ["from gpu_advisor import recommend", "from gpu_advisor import estimate_memory",
            "import gpu_advisor.memory.core", "import gpu_advisor.costing.timing", "from gpu_advisor import Workload",
            "import gpu_advisor.costing", "import gpu_advisor.memory", "from gpu_advisor.ask import answer_question",
-           "import gpu_advisor.planner", "import gpu_advisor.rules.engine", "import gpu_advisor.catalog",
-           "import gpu_advisor.assemble"]
+           "import gpu_advisor.plan.planner", "import gpu_advisor.rules.engine", "import gpu_advisor.kb.catalog",
+           "import gpu_advisor.answer.assemble"]
 RACE = """
 import random, sys, threading
 entries = {entries!r}

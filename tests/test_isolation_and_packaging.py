@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from gpu_advisor import recommend
 from gpu_advisor.advisor import build_facts, get_knowledge
-from gpu_advisor.defaults import resolve_job
-from gpu_advisor.planner import plan
+from gpu_advisor.plan.defaults import resolve_job
+from gpu_advisor.plan.planner import plan
 from gpu_advisor.rules.engine import PythonEngine
 from gpu_advisor.validation import workload_from_dict
 

@@ -6,7 +6,7 @@ import pytest
 
 from gpu_advisor import recommend
 from gpu_advisor.advisor import get_knowledge
-from gpu_advisor.defaults import resolve_job
+from gpu_advisor.plan.defaults import resolve_job
 from gpu_advisor.validation import workload_from_dict
 
 

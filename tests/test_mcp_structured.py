@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 from latency import mixed_workloads  # noqa: E402
 
-from gpu_advisor.i18n import Text  # noqa: E402
+from gpu_advisor.util.i18n import Text  # noqa: E402
 from gpu_advisor.server import tools as T  # noqa: E402
 from one_language import one_language  # noqa: E402
 

@@ -71,7 +71,7 @@ def test_suspect_rows_are_few_named_and_explained(results: list[dict]) -> None:
 
 
 def test_config_model_names() -> None:
-    from gpu_advisor.memory.confignames import config_model as name
+    from gpu_advisor.kb.confignames import config_model as name
 
     module = sys.modules.get("memory_accuracy")
     if module is None:

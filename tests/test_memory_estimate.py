@@ -161,7 +161,7 @@ def test_cv_checkpointing_lowers_backbone_activations() -> None:
     """Documented: checkpointing keeps CKPT_BACKBONE_FACTOR of the backbone's saved values (head unchanged)."""
     from gpu_advisor.memory.arch import backbone_coefficients
     from gpu_advisor.memory.cv import CKPT_BACKBONE_FACTOR
-    from gpu_advisor.models import knowledge
+    from gpu_advisor.kb.models import knowledge
     on, off = estimate_memory(seg(gradient_checkpointing=True)), estimate_memory(seg())
     values = backbone_coefficients(knowledge().backbones["resnet50"], 8, False).linear_values
     saved = (1 - CKPT_BACKBONE_FACTOR) * values * 4 * knowledge().calibration["cnn"] * 2 * 512 * 1024 / GIB
@@ -284,7 +284,7 @@ def test_detectron2_frozen_bn_keeps_no_bn_input() -> None:
     """framework=detectron2: FrozenBatchNorm2d (x * scale + bias) keeps no BN input, so an R-50 Faster R-CNN saves
     fewer backbone activations; the config name and Detectron2's "X101" resolve; MMDetection's spelling ("R-50-FPN")
     without the hint changes nothing."""
-    from gpu_advisor.models import resolve_method
+    from gpu_advisor.kb.confignames import resolve_method
     from gpu_advisor.workload import Workload
     kw = dict(task="object_detection", backbone="R50-FPN", input_size=(800, 1333), batch_size_per_gpu=2,
               num_gpus=8, precision="fp32", num_classes=80, pytorch_version="1.5")
@@ -338,7 +338,7 @@ def test_c4_and_dc5_heads_from_the_names() -> None:
     MMDetection spelling); other methods and FPN names keep their profile."""
     from gpu_advisor.memory.arch import roi_stage
     from gpu_advisor.memory.settings import resolve
-    from gpu_advisor.models import knowledge
+    from gpu_advisor.kb.models import knowledge
     from gpu_advisor.workload import Workload
 
     def key(**kw) -> str:

@@ -6,7 +6,8 @@ import pytest
 
 from gpu_advisor.errors import UnknownModelError
 from gpu_advisor.memory import estimate_memory
-from gpu_advisor.models import knowledge, resolve_backbone, resolve_method, resolve_transformer
+from gpu_advisor.kb.models import knowledge, resolve_backbone, resolve_transformer
+from gpu_advisor.kb.confignames import resolve_method
 from gpu_advisor.workload import Workload
 
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpu_advisor.catalog import load_catalog_dir
+from gpu_advisor.kb.catalog_loader import load_catalog_dir
 from gpu_advisor.costing.aliyun import INSTALL_HINT
 from gpu_advisor.costing.spot_history import load_spot_history, sidecar_path
-from gpu_advisor.refresh import add_refresh_parser, run_refresh, shipped_catalog_dir
+from gpu_advisor.cli.commands import add_refresh_parser
+from gpu_advisor.kb.refresh import run_refresh, shipped_catalog_dir
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aliyun"
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)

@@ -5,7 +5,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_advisor.render import _LINE_START, _MD_SPECIAL, _PLAIN, md_escape
+from gpu_advisor.answer.render import _LINE_START, _MD_SPECIAL, _PLAIN, md_escape
 
 ALPHABET = st.sampled_from(list("ab9 .-_#>+\\`*[]|&<>\n\t\r\x00\x01\x0b\x1f中文"))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_advisor.catalog import load_catalog
+from gpu_advisor.kb.catalog_loader import load_catalog
 
 CATALOG = load_catalog()
 

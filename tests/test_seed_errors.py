@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from gpu_advisor.catalog import load_catalog
+from gpu_advisor.kb.catalog_loader import load_catalog
 from test_scenarios import ALL, LLAMA_FULL, SERVE, SWIN_L
 
 CATALOG = load_catalog()

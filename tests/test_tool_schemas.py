@@ -12,7 +12,7 @@ from gpu_advisor.server.registry import published_tools
 from gpu_advisor.server.tools import SPECS
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGINE_MODULES = ("gpu_advisor.server.tools", "gpu_advisor.recommendation", "gpu_advisor.advisor",
+ENGINE_MODULES = ("gpu_advisor.server.tools", "gpu_advisor.answer.recommendation", "gpu_advisor.advisor",
                   "gpu_advisor.workload", "gpu_advisor.memory", "gpu_advisor.costing", "gpu_advisor.rules")
 
 

@@ -1,4 +1,4 @@
-"""gpu_advisor.yamlio: the C safe loader reads every shipped YAML file exactly as PyYAML's pure-Python safe loader,
+"""gpu_advisor.util.yamlio: the C safe loader reads every shipped YAML file exactly as PyYAML's pure-Python safe loader,
 and is as safe."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpu_advisor import yamlio
+from gpu_advisor.util import yamlio
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted([*ROOT.glob("knowledge/**/*.yaml"), *ROOT.glob("prompts/**/*.yaml"), *ROOT.glob("examples/*.yaml")])

@@ -1,7 +1,7 @@
 """Question and answer: ask in Chinese or English, get follow-up questions, see why.
 
 ``parse_question(text)`` reads a question into Workload fields; ``answer_question(text, lang)`` also runs
-the advisor. The CLI (``gpu-advisor ask``) is in ``gpu_advisor.ask.cli``.
+the advisor. The CLI (``gpu-advisor ask``) is in ``gpu_advisor.cli.ask``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 from gpu_advisor.ask.parsed import Hint, ParsedQuestion
 from gpu_advisor.ask.parser import parse_question, validate_fields
 from gpu_advisor.errors import UnknownModelError, WorkloadError
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 
 NAME_FIELDS = ("model", "backbone")
 

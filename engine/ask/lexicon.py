@@ -9,7 +9,7 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
-from gpu_advisor import yamlio
+from gpu_advisor.util import yamlio
 from gpu_advisor.errors import KnowledgeError
 
 LEXICON_FILE = "ask/lexicon.yaml"

@@ -48,9 +48,9 @@ def _gpus_pattern() -> str:
 # --- handlers ------------------------------------------------------------------------------------------
 
 def _catalog_gpu(gpu: str) -> bool:
-    from gpu_advisor.catalog import load_catalog
+    from gpu_advisor.kb.catalog_loader import load_catalog
     from gpu_advisor.errors import WorkloadError
-    from gpu_advisor.preference import resolve_gpu_preference
+    from gpu_advisor.plan.preference import resolve_gpu_preference
 
     try:
         return bool(resolve_gpu_preference(load_catalog(), gpu))

@@ -12,7 +12,7 @@ from typing import Any, Iterator, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 from gpu_advisor.ask.lexicon import FLAGS
 
 

@@ -16,7 +16,7 @@ from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, ParsedQuestion, Scanner, Understood
 from gpu_advisor.errors import UnknownModelError, WorkloadError
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 from gpu_advisor.workload import Workload
 
 MAX_QUESTION_CHARS = 4000

@@ -9,10 +9,10 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
-from gpu_advisor import yamlio
+from gpu_advisor.util import yamlio
 from gpu_advisor.ask.parsed import ParsedQuestion, Scanner
 from gpu_advisor.errors import KnowledgeError, WorkloadError
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 from gpu_advisor.workload import Workload
 
 QUESTIONS_FILE = "ask/questions.yaml"

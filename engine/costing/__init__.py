@@ -1,13 +1,13 @@
 """Time to train and total cost: real instance options ranked by cost and time under each purchase model.
 
-The names below are imported on first use, not with the package (gpu_advisor._lazy says why).
+The names below are imported on first use, not with the package (gpu_advisor.util.lazy says why).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpu_advisor._lazy import lazy_exports
+from gpu_advisor.util.lazy import lazy_exports
 
 _EXPORTS = {
     "CostOption": "gpu_advisor.costing.models", "CostReport": "gpu_advisor.costing.models",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 
 SRC_PALM = "Chowdhery et al. 2022, PaLM, arXiv:2204.02311, Table 3 (MFU: GPT-3 21.3 %, Gopher 32.5 %, MT-NLG 30.2 %, PaLM 46.2 %)"
 SRC_KORTHIKANTI = ("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, "

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gpu_advisor.i18n import Note, Text
+from gpu_advisor.util.i18n import Note, Text
 
 PurchaseModel = Literal["payg", "spot", "savings_plan"]
 Mark = Literal["cheapest", "fastest", "recommended"]

@@ -8,7 +8,7 @@ from typing import Any
 from gpu_advisor.costing import basis
 from gpu_advisor.costing.models import CostOption, StorageLine
 from gpu_advisor.costing.timing import scaling_for, utilisation_for
-from gpu_advisor.i18n import Note, Text, note
+from gpu_advisor.util.i18n import Note, Text, note
 
 
 # The notes below depend on a few constants only (family, utilisation band, scaling band, storage kind), not on the

@@ -7,7 +7,7 @@ from functools import lru_cache
 from gpu_advisor.costing import basis
 from gpu_advisor.costing.models import PurchaseLine, Range
 from gpu_advisor.costing.spot_history import SpotObservation
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 
 
 # Lines and sentences that depend on no option are built once (the models are frozen, so they can be shared):

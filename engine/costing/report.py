@@ -10,11 +10,11 @@ from gpu_advisor.costing.models import CostOption, CostReport, Range, TimeEstima
 from gpu_advisor.costing.purchase import payg_line, savings_line, spot_line
 from gpu_advisor.costing.spot_history import load_spot_history
 from gpu_advisor.costing.timing import estimate_time
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 
 if TYPE_CHECKING:
-    from gpu_advisor.defaults import Job
-    from gpu_advisor.planner import Candidate, Plan
+    from gpu_advisor.plan.defaults import Job
+    from gpu_advisor.plan.planner import Candidate, Plan
 
 BUDGET_CURRENCY = "CNY"  # Workload.budget_* are in CNY
 LEVERS = ("preemptible_spot", "savings_plans")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from gpu_advisor import yamlio
+from gpu_advisor.util import yamlio
 
 
 class SpotObservation(BaseModel):

@@ -13,8 +13,8 @@ from typing import Any
 
 from gpu_advisor.costing import basis
 from gpu_advisor.costing.models import Range, TimeEstimate
-from gpu_advisor.i18n import Note, Text, note
-from gpu_advisor.ladder import STEP_CKPT, TIME_FACTOR
+from gpu_advisor.util.i18n import Note, Text, note
+from gpu_advisor.plan.ladder import STEP_CKPT, TIME_FACTOR
 from gpu_advisor.workload import enum_value
 
 CONV_FAMILIES = {"cnn_segmentation", "detection", "classification", "prototype"}

@@ -1,13 +1,13 @@
 """GPU-memory and host-RAM estimator (see docs/memory-model.md).
 
-The names below are imported on first use, not with the package (gpu_advisor._lazy says why).
+The names below are imported on first use, not with the package (gpu_advisor.util.lazy says why).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpu_advisor._lazy import lazy_exports
+from gpu_advisor.util.lazy import lazy_exports
 
 _EXPORTS = {
     "estimate_dict": "gpu_advisor.memory.api", "estimate_jsonl": "gpu_advisor.memory.api",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpu_advisor.models import BackboneSpec, MethodSpec
+from gpu_advisor.kb.models import BackboneSpec, MethodSpec
 
 VALUES_PER_WIDTH: dict[str, float] = {
     "basic": 4.0, "regnet": 6.0, "conv": 2.0, "conv_nobn": 1.0, "raw": 1.0, "ir": 4.3, "ir_v3": 6.5,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from gpu_advisor.i18n import Note, Text, note
+from gpu_advisor.util.i18n import Note, Text, note
 from gpu_advisor.memory.cv import cv_parts
 from gpu_advisor.memory.settings import Resolved, resolve
 from gpu_advisor.memory.states import StateBytes, torch_at_most
 from gpu_advisor.memory.transformer import text_inference, text_training
 from gpu_advisor.memory.types import JobSettings, MemoryEstimate, ProfileInfo
-from gpu_advisor.models import knowledge
+from gpu_advisor.kb.models import knowledge
 from gpu_advisor.workload import Workload
 
 GIB = 2.0**30

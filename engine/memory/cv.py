@@ -9,7 +9,7 @@ from gpu_advisor.memory.arch import (CvCoefficients, attention_values, backbone_
                                      head_coefficients, head_params, last_stage_out_channels, last_stage_params, roi_stage, search_conv_values)
 from gpu_advisor.memory.settings import Resolved
 from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
-from gpu_advisor.models import knowledge
+from gpu_advisor.kb.models import knowledge
 
 SEG_FAMILIES = {"cnn_segmentation", "transformer_segmentation", "prototype"}
 AMP_ACT_FACTOR = 0.6     # autocast: conv/matmul outputs 16-bit, LN/GN/softmax/loss inputs kept fp32

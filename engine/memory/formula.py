@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 from gpu_advisor.memory.settings import Resolved
 
 if TYPE_CHECKING:

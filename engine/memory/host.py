@@ -11,7 +11,7 @@ The model states in host RAM are the GPU estimate's own (memory/states.py), so t
 
 from __future__ import annotations
 
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 from gpu_advisor.memory.core import estimate_memory
 from gpu_advisor.memory.states import SHARD_OPT, SHARD_WEIGHTS, STATES, per_param
 from gpu_advisor.memory.types import HostEstimate, MemoryEstimate

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpu_advisor.memory.confignames import parse as parse_config
-from gpu_advisor.models import knowledge
+from gpu_advisor.kb.confignames import parse as parse_config
+from gpu_advisor.kb.models import knowledge
 from gpu_advisor.workload import Task, Workload
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ def _enum(value: object) -> object:
 
 
 def _config_implied(w: Workload) -> dict[str, tuple[object, str, str]]:
-    """Settings an OpenMMLab config name given as the model spells out (gpu_advisor.memory.confignames), each with
+    """Settings an OpenMMLab config name given as the model spells out (gpu_advisor.kb.confignames), each with
     its assumption text (en, zh): batch per GPU from "NxbM", crop from "HxW" / "cropN", classes from the dataset
     token, AMP from "amp" / "fp16"."""
     cfg = parse_config(w.model) if w.model else None

@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_advisor.i18n import Note, note
-from gpu_advisor.memory.confignames import parse as parse_config
-from gpu_advisor.models import (BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone,
-                                resolve_method, resolve_transformer, shape_borrowed_by, unknown)
+from gpu_advisor.util.i18n import Note, note
+from gpu_advisor.kb.confignames import parse as parse_config
+from gpu_advisor.memory.jobdefaults import fill_settings
+from gpu_advisor.kb.models import BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone, resolve_transformer, shape_borrowed_by, unknown
+from gpu_advisor.kb.confignames import resolve_method
 from gpu_advisor.workload import Task, Workload
 
 TEXT_TASKS = {Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune}
@@ -211,6 +212,5 @@ def resolve(w: Workload) -> Resolved:
         _resolve_text(w, r)
     else:
         _resolve_cv(w, r)
-    from gpu_advisor.memory.jobdefaults import fill_settings
     fill_settings(w, r)
     return r

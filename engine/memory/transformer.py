@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from gpu_advisor.memory.settings import Resolved
 from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
-from gpu_advisor.models import TransformerSpec, knowledge
+from gpu_advisor.kb.models import TransformerSpec, knowledge
 
 NF4_BYTES = 0.5 + 0.0156   # 4-bit values + double-quantized absmax (Dettmers et al. 2305.14314 §3: 0.127 bit/param)
 INT8_BYTES = 1.0 + 0.0078

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gpu_advisor.i18n import Note, Text
+from gpu_advisor.util.i18n import Note, Text
 
 
 class JobSettings(BaseModel):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from gpu_advisor.errors import EngineError
-from gpu_advisor.facts import check_facts
+from gpu_advisor.rules.facts import check_facts
 from gpu_advisor.rules.compile import compile_ruleset, fields_by_partition, job_type
 from gpu_advisor.rules.schema import Condition, Rule
 

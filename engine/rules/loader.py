@@ -18,10 +18,10 @@ from typing import Any, Iterable
 
 from pydantic import ValidationError
 
-from gpu_advisor import yamlio
-from gpu_advisor.derived import DerivedCache
+from gpu_advisor.util import yamlio
+from gpu_advisor.util.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError
-from gpu_advisor.facts import FACT_FIELDS, value_matches_type
+from gpu_advisor.rules.facts import FACT_FIELDS, value_matches_type
 from gpu_advisor.rules.schema import Rule
 
 MAX_MATCHES_PER_FACT = 48  # durable-rules' C core fails above 64 pending matches for one fact

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from gpu_advisor.i18n import Text
+from gpu_advisor.util.i18n import Text
 
 RULE_ID = re.compile(r"^(TASK|TIER|FIT|MIT|PREC|CPU|RAM|STOR|NET|COST|PLAT|INF|PRE|OS|MON)-[A-Z0-9]+(-[A-Z0-9]+)*$")
 DERIVED_NAME = re.compile(r"^[a-z][a-z0-9_]{1,40}$")

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from gpu_advisor import yamlio
-from gpu_advisor.derived import DerivedCache
+from gpu_advisor.util import yamlio
+from gpu_advisor.util.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError, UnknownModelError
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
@@ -307,23 +307,9 @@ def resolve_backbone(name: str) -> tuple[str, int | None] | None:
     return None
 
 
-def resolve_method(name: str) -> tuple[str, str | None] | None:
-    """Method key, plus a backbone key when the name carries one ('SegFormer-B5', 'Mask R-CNN R-50-FPN', or an
-    OpenMMLab config name: 'deeplabv3plus_r50-d8_4xb2-80k_cityscapes-512x1024', gpu_advisor.memory.confignames)."""
-    found = resolve_plain_method(name)
-    if found is not None:
-        return found
-    from gpu_advisor.memory.confignames import parse
-
-    cfg = parse(name)
-    if cfg is None or cfg.method is None:
-        return None
-    bb = resolve_backbone(cfg.backbone) if cfg.backbone else None
-    return cfg.method, bb[0] if bb else None
-
-
 def resolve_plain_method(name: str) -> tuple[str, str | None] | None:
-    """resolve_method without reading config names."""
+    """A method key (plus a backbone key when the name carries one) from the registry's own names; config names are
+    read by gpu_advisor.kb.confignames.resolve_method, which builds on this."""
     kb = knowledge()
     folded = norm(name)
     if folded in kb.method_index:

@@ -13,9 +13,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from gpu_advisor import yamlio
-from gpu_advisor.catalog import Catalog
-from gpu_advisor.i18n import Note, note
+from gpu_advisor.util import yamlio
+from gpu_advisor.kb.catalog import Catalog
+from gpu_advisor.util.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.memory.settings import TEXT_TASKS
 from gpu_advisor.workload import Augmentation, Precision, Stage, Task, Workload, enum_value
@@ -84,7 +84,7 @@ class Job:
         }
 
     def deferred_facts(self) -> dict[str, Callable[[], float]]:
-        """The facts that cost a memory estimate each: computed only when read (gpu_advisor.facts.Facts)."""
+        """The facts that cost a memory estimate each: computed only when read (gpu_advisor.rules.facts.Facts)."""
         w, memory, memo = self.workload, self.memory, self.memo
         return {"amp_saving_gib": lambda: _saving(w, memory, {"precision": Precision.bf16_amp}, memo),
                 "ckpt_saving_gib": lambda: _saving(w, memory, {"gradient_checkpointing": True}, memo)}

@@ -8,18 +8,18 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from gpu_advisor.costing import CostReport
-from gpu_advisor.i18n import Note, Text, note
-from gpu_advisor.ladder import STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_MORE_NODES, STEP_SHARD
-from gpu_advisor.planner import Candidate, Plan
-from gpu_advisor.recommendation import HostNeeds, Item, Option, Recommendation, TraceEntry
+from gpu_advisor.util.i18n import Note, Text, note
+from gpu_advisor.plan.ladder import STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_MORE_NODES, STEP_SHARD
+from gpu_advisor.plan.planner import Candidate, Plan
+from gpu_advisor.answer.recommendation import HostNeeds, Item, Option, Recommendation, TraceEntry
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.rules.loader import PLACEHOLDER
 from gpu_advisor.rules.schema import Rule
 from gpu_advisor.workload import Task
 
 if TYPE_CHECKING:
-    from gpu_advisor.advisor import Knowledge
-    from gpu_advisor.defaults import Job
+    from gpu_advisor.kb.bundle import Knowledge
+    from gpu_advisor.plan.defaults import Job
 
 STEP_TEXT = {
     STEP_AMP: Text(en="mixed precision (AMP)", zh="混合精度（AMP）"),

@@ -10,7 +10,7 @@ mmdet docs "Config Name Style"):
 
 optionally with the "configs/<dir>/" prefix and ".py" suffix. ``parse`` reads such a name; ``config_model`` is the
 detection-side reading (method tokens before the backbone plus norm / neck variants) that bench/memory_accuracy.py
-uses for its dev rows. Detectron2 config names ("mask_rcnn_R_50_FPN_3x") are left to gpu_advisor.models.
+uses for its dev rows. Detectron2 config names ("mask_rcnn_R_50_FPN_3x") are left to gpu_advisor.kb.models.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpu_advisor.kb.models import resolve_backbone, resolve_plain_method
 from gpu_advisor.workload import Task
 
 # start of the backbone token in a detection config name ("r50", "x101-64x4d", "hrnetv2p-w32", "swin-t", ...)
@@ -123,7 +124,7 @@ class ConfigName:
     """What an OpenMMLab config name says; None where it says nothing."""
 
     name: str                               # the name without directory and ".py"
-    method: str | None                      # method key (gpu_advisor.models)
+    method: str | None                      # method key (gpu_advisor.kb.models)
     backbone: str | None                    # backbone token, in a form resolve_backbone reads ("r50-d8", "swin-t")
     batch_per_gpu: int | None
     input_size: tuple[int, int] | None
@@ -161,8 +162,6 @@ def _backbone_form(token: str) -> str:
 
 def _as_backbone(token: str) -> str | None:
     """The token (or its leading '-' parts) in a form resolve_backbone reads, else None."""
-    from gpu_advisor.models import resolve_backbone
-
     parts = _backbone_form(token).split("-")
     for n in range(len(parts), 0, -1):
         candidate = "-".join(parts[:n])
@@ -172,8 +171,6 @@ def _as_backbone(token: str) -> str | None:
 
 
 def _key(form: str | None) -> str | None:
-    from gpu_advisor.models import resolve_backbone
-
     found = resolve_backbone(form) if form else None
     return found[0] if found else None
 
@@ -201,8 +198,6 @@ def _pick_backbone(tokens: list[str]) -> tuple[str | None, set[int]]:
 
 def _method(tokens: list[str]) -> str | None:
     """Method key from contiguous model tokens, longest run first ("knet-s3-fcn", "fastfcn-jpu-aspp", "nas-fcos")."""
-    from gpu_advisor.models import resolve_plain_method
-
     for size in range(len(tokens), 0, -1):
         for start in range(0, len(tokens) - size + 1):
             found = resolve_plain_method("-".join(tokens[start:start + size]))
@@ -213,8 +208,6 @@ def _method(tokens: list[str]) -> str | None:
 
 def parse(name: str) -> ConfigName | None:
     """Read an OpenMMLab config name; None when ``name`` is not one (no '_', no training token, Detectron2 form)."""
-    from gpu_advisor.models import resolve_plain_method
-
     if not isinstance(name, str) or _D2_FORM.search(name):
         return None
     cfg = clean(name).lower()
@@ -252,3 +245,16 @@ def parse(name: str) -> ConfigName | None:
         input_size=((int(size.group(1)), int(size.group(2))) if size
                     else (int(crop.group(1)), int(crop.group(1))) if crop else None),
         dataset=dataset.group(1) if dataset else None, amp=bool(_AMP.search(cfg)))
+
+
+def resolve_method(name: str) -> tuple[str, str | None] | None:
+    """Method key, plus a backbone key when the name carries one ('SegFormer-B5', 'Mask R-CNN R-50-FPN', or an
+    OpenMMLab config name: 'deeplabv3plus_r50-d8_4xb2-80k_cityscapes-512x1024', gpu_advisor.kb.confignames)."""
+    found = resolve_plain_method(name)
+    if found is not None:
+        return found
+    cfg = parse(name)
+    if cfg is None or cfg.method is None:
+        return None
+    bb = resolve_backbone(cfg.backbone) if cfg.backbone else None
+    return cfg.method, bb[0] if bb else None

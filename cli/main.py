@@ -51,7 +51,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_file(path: str, stdin: TextIO) -> dict[str, Any]:
-    from gpu_advisor import yamlio
+    from gpu_advisor.util import yamlio
     from gpu_advisor.errors import WorkloadError
 
     try:
@@ -136,7 +136,7 @@ def _add_commands(sub: Any, command: str | None = None) -> dict[str, Callable[[a
     _common(est)
     est.add_argument("--jsonl", metavar="FILE", help="many workloads, one JSON object per line ('-' for stdin)")
     handlers = {"recommend": cmd_recommend, "estimate": cmd_estimate}
-    for module in ("gpu_advisor.cli_more",):
+    for module in ("gpu_advisor.cli.commands",):
         try:
             extra = __import__(module, fromlist=["add_commands"])
         except ImportError:
@@ -198,6 +198,3 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
             raise
         return _fail(exc, lang, stderr)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -7,8 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from gpu_advisor.costing import CostReport
-from gpu_advisor.i18n import Note, Text
-from gpu_advisor.scenarios import ScenarioRow
+from gpu_advisor.util.i18n import Note, Text
+from gpu_advisor.answer.scenarios import ScenarioRow
 from gpu_advisor.memory import MemoryEstimate
 
 
@@ -108,6 +108,6 @@ class Recommendation(_Model):
         return names
 
     def render(self, lang: str | None = None) -> str:
-        from gpu_advisor.render import render_markdown
+        from gpu_advisor.answer.render import render_markdown
 
         return render_markdown(self, lang or self.lang)

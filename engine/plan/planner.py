@@ -10,12 +10,11 @@ region come after priced ones. Every rejected GPU is kept with its reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from gpu_advisor.catalog import GPU, Catalog, InstanceType, Price
-from gpu_advisor.i18n import Text
-from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Copies, Step, Variant,
-                                inference_steps, training_steps)
+from gpu_advisor.kb.catalog import GPU, Catalog, InstanceType, Price
+from gpu_advisor.util.i18n import Text
+from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Copies, Step, Variant, inference_steps, training_steps
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
-from gpu_advisor.preference import resolve_gpu_preference
+from gpu_advisor.plan.preference import resolve_gpu_preference
 from gpu_advisor.workload import Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)

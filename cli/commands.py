@@ -7,38 +7,14 @@ import json
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from gpu_advisor.kb.listing import catalog_rows, rule_summary
+
 Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
-
-
-def catalog_rows(gpu: str | None = None, min_gpu_memory: float | None = None, rdma: bool | None = None,
-                 region: str | None = None) -> list[dict[str, Any]]:
-    """GPU instance types as plain rows (shared by the CLI and the MCP server)."""
-    from gpu_advisor.catalog import load_catalog
-
-    cat = load_catalog()
-    rows = []
-    for t in cat.instance_types.values():
-        g = cat.gpus.get(t.gpu_id)
-        if gpu and gpu.lower() not in (t.gpu_id.lower(), (g.display_name.lower() if g else "")):
-            continue
-        if min_gpu_memory is not None and (t.gpu_memory_gb or 0) < min_gpu_memory:
-            continue
-        if rdma is not None and (t.rdma != "none") != rdma:
-            continue
-        price = cat.price(t.type, cat.resolve_region(region)) if region else None
-        if region and price is None:
-            continue
-        rows.append({"instance_type": t.type, "family": t.family, "vcpu": t.vcpu, "memory_gib": t.memory_gib,
-                     "gpu_count": t.gpu_count, "gpu_model": g.display_name if g else t.gpu_id, "gpu_id": t.gpu_id,
-                     "gpu_memory_gib": t.gpu_memory_gb, "rdma": t.rdma, "status": t.status,
-                     "price_per_hour": price.price_per_hour if price else None,
-                     "currency": price.currency if price else None, "source": t.source, "as_of": t.as_of})
-    return rows
 
 
 def cmd_catalog(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     if getattr(args, "catalog_action", None) == "refresh":
-        from gpu_advisor.refresh import run_refresh
+        from gpu_advisor.kb.refresh import run_refresh
 
         return run_refresh(args, stdout)
     rows = catalog_rows(args.gpu, args.min_gpu_memory, {"yes": True, "no": False}.get(args.rdma or ""), args.region)
@@ -53,14 +29,6 @@ def cmd_catalog(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
                      f"{mem:>6}  {r['rdma']:<6} {r['status']:<16} {r['as_of'] or '-'}\n")
     stdout.write(f"{len(rows)} instance types\n")
     return 0
-
-
-def rule_summary(rule: Any, lang: str) -> dict[str, Any]:
-    return {"id": rule.id, "title": rule.title.get(lang),
-            "when": [c.model_dump() for c in rule.when.all], "derived": rule.when.derived,
-            "asserts": rule.then.assert_, "sets": rule.then.set,
-            "advice": rule.then.advice.get(lang) if rule.then.advice else None,
-            "why": rule.why.get(lang), "sources": rule.sources, "since": rule.since}
 
 
 def cmd_rules(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
@@ -96,13 +64,13 @@ def cmd_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def _run_ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    from gpu_advisor.ask.cli import run_ask
+    from gpu_advisor.cli.ask import run_ask
 
     return run_ask(args, stdin=stdin, stdout=stdout)
 
 
 def add_refresh_parser(catalog_subparsers: Any) -> argparse.ArgumentParser:
-    """`catalog refresh`'s arguments (gpu_advisor.refresh runs it; registering them imports none of it)."""
+    """`catalog refresh`'s arguments (gpu_advisor.kb.refresh runs it; registering them imports none of it)."""
     p = catalog_subparsers.add_parser(
         "refresh", help="update instance types, prices and spot history from Alibaba Cloud's API (needs [aliyun])")
     p.add_argument("--region", default="cn-hangzhou", help="region id, e.g. cn-hangzhou (default)")
@@ -114,7 +82,7 @@ def add_refresh_parser(catalog_subparsers: Any) -> argparse.ArgumentParser:
 
 def add_commands(sub: Any) -> dict[str, Handler]:
     handlers: dict[str, Handler] = {}
-    from gpu_advisor.ask.args import add_ask_parser
+    from gpu_advisor.cli.ask_args import add_ask_parser
 
     add_ask_parser(sub)
     handlers["ask"] = _run_ask

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from gpu_advisor.i18n import Text, messages
-from gpu_advisor.numfmt import money, num, purchase_total, span
+from gpu_advisor.util.i18n import Text, messages
+from gpu_advisor.util.numfmt import money, num, purchase_total, span
 
 if TYPE_CHECKING:
-    from gpu_advisor.recommendation import Recommendation
+    from gpu_advisor.answer.recommendation import Recommendation
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|])")
 _LINE_START = re.compile(r"(^|\n)(\s*)([#>+-])")

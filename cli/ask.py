@@ -11,11 +11,12 @@ import traceback
 from typing import Any, TextIO
 
 from gpu_advisor.ask import api
-from gpu_advisor.ask.args import add_ask_parser, configure  # noqa: F401 - add_ask_parser re-exported
+from gpu_advisor.cli.ask_args import add_ask_parser, configure  # noqa: F401 - add_ask_parser re-exported
 from gpu_advisor.ask.parser import detect_lang, parse_question
 from gpu_advisor.ask.questions import apply_answers
-from gpu_advisor.ask.render import render_json, render_markdown, render_terminal, ui
-from gpu_advisor.ask.session import Session
+from gpu_advisor.ask.report import render_json, render_markdown, ui
+from gpu_advisor.cli.terminal import render_terminal
+from gpu_advisor.cli.session import Session
 from gpu_advisor.errors import AdvisorError, WorkloadError
 
 REPORT = ("gpu-advisor ask: unexpected error ({kind}). Please run again with --debug and attach the output "
@@ -83,8 +84,8 @@ def _answer(args: argparse.Namespace, parsed: Any, lang: str, stdin: TextIO, std
 
 
 def render_terminal_header(parsed: Any, lang: str, color: bool) -> str:
-    from gpu_advisor.ask.render import understood_block
-    from gpu_advisor.ask.textui import Style
+    from gpu_advisor.cli.terminal import understood_block
+    from gpu_advisor.cli.textui import Style
 
     return "\n".join(understood_block(parsed, lang, Style(color)))
 

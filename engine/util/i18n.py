@@ -78,7 +78,7 @@ def messages() -> dict[str, Any]:
     """prompts/messages.yaml: the headings and labels of an answer in both languages (read once)."""
     from importlib import resources
 
-    from gpu_advisor import yamlio
+    from gpu_advisor.util import yamlio
 
     return yamlio.safe_load((resources.files("gpu_advisor.prompts") / "messages.yaml").read_text(encoding="utf-8"))
 

@@ -8,14 +8,15 @@ mitigations it needs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gpu_advisor import yamlio
-from gpu_advisor.i18n import Text
+from gpu_advisor.util import yamlio
+from gpu_advisor.util.i18n import Text
 from gpu_advisor.workload import Workload
 
 
@@ -46,27 +47,28 @@ def wants_scenarios(w: Workload) -> bool:
             and w.task.value in _table())
 
 
-def scenario_rows(w: Workload, knowledge: Any) -> list[ScenarioRow]:
-    """The rows depend only on the task, region and language: computed once per knowledge base and such key."""
+def scenario_rows(w: Workload, knowledge: Any, evaluate: Callable[..., Any]) -> list[ScenarioRow]:
+    """The rows depend only on the task, region and language: computed once per knowledge base and such key.
+
+    ``evaluate(workload_dict, lang, knowledge=...)`` is the pipeline that owns the tiers (gpu_advisor.advisor's
+    recommend): each tier is a full answer of its own."""
     key = (w.task.value, w.region, w.lang.value)
     with knowledge.lock:
         rows = knowledge.scenarios.get(key)
     if rows is None:
-        rows = tuple(_scenario_rows(w, knowledge))
+        rows = tuple(_scenario_rows(w, knowledge, evaluate))
         with knowledge.lock:
             knowledge.scenarios[key] = rows
     return list(rows)
 
 
-def _scenario_rows(w: Workload, knowledge: Any) -> list[ScenarioRow]:
-    from gpu_advisor.advisor import recommend
-
+def _scenario_rows(w: Workload, knowledge: Any, evaluate: Callable[..., Any]) -> list[ScenarioRow]:
     rows = []
     for entry in _table()[w.task.value]:
         data = {**entry["workload"], "lang": w.lang.value}
         if w.region:
             data["region"] = w.region
-        rec = recommend(data, w.lang.value, knowledge=knowledge)
+        rec = evaluate(data, w.lang.value, knowledge=knowledge)
         inst = rec.instance
         rows.append(ScenarioRow(
             label=Text(**entry["label"]), workload=entry["workload"],

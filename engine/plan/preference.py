@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from gpu_advisor.catalog import Catalog
+from gpu_advisor.kb.catalog import Catalog
 from gpu_advisor.errors import WorkloadError
 
 _NOISE = re.compile(r"nvidia|tesla|geforce|sxm2?|pcie|[\s_-]+")

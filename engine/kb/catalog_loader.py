@@ -5,14 +5,17 @@ Every failure raises KnowledgeError whose message names the file, the entry (id 
 
 from __future__ import annotations
 
+import functools
+import os
+from importlib.resources import files
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from gpu_advisor import yamlio
-from gpu_advisor.catalog import (
-    _FORBIDDEN_GPU_LABELS, GPU, Catalog, CatalogMeta, CostLeverFact, CpuFamily, CpuInstanceType, CpuRatioRules,
+from gpu_advisor.util import yamlio
+from gpu_advisor.kb.catalog import (
+    _FORBIDDEN_GPU_LABELS, GPU, OVERRIDE_ENV, Catalog, CatalogMeta, CostLeverFact, CpuFamily, CpuInstanceType, CpuRatioRules,
     EssdLevel, Family, FamilyNotFound, InstanceType, Platform, Price, StorageEntry, normalise_type_name,
 )
 from gpu_advisor.errors import KnowledgeError
@@ -201,3 +204,24 @@ def load(directory: Path, override: Path | None) -> Catalog:
         platforms=_keyed(Platform, platform_path, _read(platform_path), "platforms", "id"),
         cost_levers={k: tuple(v) for k, v in levers.items()}, meta=meta,
     )
+
+
+# -- the shipped catalog, loaded and cached ----------------------------------
+def load_catalog_dir(directory: str | Path, override: str | Path | None = None) -> Catalog:
+    """Load (uncached) a catalog directory, optionally with an override file on top."""
+    return load(Path(directory), None if override is None else Path(override))
+
+
+@functools.lru_cache(maxsize=8)
+def _load_cached(override: str | None) -> Catalog:
+    return load_catalog_dir(Path(str(files("gpu_advisor.knowledge") / "catalog")), override)
+
+
+def load_catalog(override: str | Path | None = None) -> Catalog:
+    """The shipped catalog, with ``override`` (or $GPU_ADVISOR_CATALOG_OVERRIDE) merged on top; cached per path."""
+    override = override or os.environ.get(OVERRIDE_ENV) or None
+    return _load_cached(None if override is None else str(Path(override).expanduser().resolve()))
+
+
+def clear_catalog_cache() -> None:
+    _load_cached.cache_clear()

@@ -1,6 +1,6 @@
 """The dated Alibaba Cloud hardware/price catalog (knowledge/catalog/*.yaml) as frozen, validated models.
 
-``load_catalog()`` reads the package data once per override path (lru_cache). Every entry carries ``source`` and
+``gpu_advisor.kb.catalog_loader.load_catalog()`` reads the package data once per override path (lru_cache). Every entry carries ``source`` and
 ``as_of`` (as_of null only with an ``as_of_note``; source null only with a ``source_note``); any malformed entry
 raises :class:`gpu_advisor.errors.KnowledgeError` naming the file, the entry and the key.
 
@@ -12,17 +12,13 @@ KnowledgeError with close names as suggestions), and ``price()`` looks up the ex
 from __future__ import annotations
 
 import difflib
-import functools
-import os
 import re
 from collections.abc import Iterable
-from importlib.resources import files
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from gpu_advisor.derived import DerivedCache
+from gpu_advisor.util.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError
 
 OVERRIDE_ENV = "GPU_ADVISOR_CATALOG_OVERRIDE"
@@ -399,30 +395,7 @@ class Catalog(DerivedCache, BaseModel):
         return is_mainland(region)
 
 
-# -- loading (parsing and validation live in gpu_advisor._catalog_loader) ----------------------------------
-def load_catalog_dir(directory: str | Path, override: str | Path | None = None) -> Catalog:
-    """Load (uncached) a catalog directory, optionally with an override file on top."""
-    from gpu_advisor._catalog_loader import load
-
-    return load(Path(directory), None if override is None else Path(override))
-
-
-@functools.lru_cache(maxsize=8)
-def _load_cached(override: str | None) -> Catalog:
-    return load_catalog_dir(Path(str(files("gpu_advisor.knowledge") / "catalog")), override)
-
-
-def load_catalog(override: str | Path | None = None) -> Catalog:
-    """The shipped catalog, with ``override`` (or $GPU_ADVISOR_CATALOG_OVERRIDE) merged on top; cached per path."""
-    override = override or os.environ.get(OVERRIDE_ENV) or None
-    return _load_cached(None if override is None else str(Path(override).expanduser().resolve()))
-
-
-def clear_catalog_cache() -> None:
-    _load_cached.cache_clear()
-
-
 __all__ = ["GPU", "DenseTflops", "Family", "FamilyNotFound", "InstanceType", "Price", "CostLeverFact",
            "StorageEntry", "EssdLevel", "Platform", "CpuFamily", "CpuInstanceType", "CpuRatioRules", "CatalogMeta", "Catalog",
-           "Sourced", "SourcedNote", "load_catalog", "load_catalog_dir", "clear_catalog_cache", "is_mainland",
+           "Sourced", "SourcedNote", "is_mainland",
            "normalise_type_name", "OVERRIDE_ENV"]

@@ -1,5 +1,5 @@
 """The `ask` command's arguments. argparse only: registering the command on the CLI imports none of the question
-parser, the advisor or the renderers (gpu_advisor.ask.cli runs it)."""
+parser, the advisor or the renderers (gpu_advisor.cli.ask runs it)."""
 
 from __future__ import annotations
 

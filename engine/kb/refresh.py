@@ -18,9 +18,9 @@ from typing import Any, TextIO
 
 import yaml
 
-from gpu_advisor import yamlio
-from gpu_advisor.catalog import Catalog, InstanceType, load_catalog_dir
-from gpu_advisor.cli_more import add_refresh_parser  # the arguments live with the CLI (no import of this module)
+from gpu_advisor.util import yamlio
+from gpu_advisor.kb.catalog import Catalog, InstanceType
+from gpu_advisor.kb.catalog_loader import load_catalog_dir
 from gpu_advisor.costing.aliyun import EcsApi, SdkEcsApi, SdkMissing
 from gpu_advisor.costing.spot_history import sidecar_path
 from gpu_advisor.errors import KnowledgeError
@@ -269,4 +269,4 @@ def run_refresh(args: argparse.Namespace, stdout: TextIO, api: EcsApi | None = N
     return 0
 
 
-__all__ = ["add_refresh_parser", "run_refresh", "refresh", "RefreshResult", "write_override"]
+__all__ = ["run_refresh", "refresh", "RefreshResult", "write_override"]

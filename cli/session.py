@@ -9,9 +9,10 @@ from typing import Any, Callable, TextIO
 
 from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.ask.questions import AnswerError, Question, apply_answers, parse_answer, plan_questions
-from gpu_advisor.ask.render import fmt_value, render_how
-from gpu_advisor.ask.textui import Style
-from gpu_advisor.i18n import section_label
+from gpu_advisor.ask.report import fmt_value
+from gpu_advisor.cli.terminal import render_how
+from gpu_advisor.cli.textui import Style
+from gpu_advisor.util.i18n import section_label
 
 WHY_WORDS = {"why", "why?", "为什么", "为什么？", "为啥", "?", "？", "w"}
 SKIP_WORDS = {"skip", "跳过", "不知道", "-"}
