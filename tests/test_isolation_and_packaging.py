@@ -74,7 +74,9 @@ def test_wheel_ships_knowledge_and_templates(tmp_path):
     for expected in ("gpu_advisor/knowledge/rules/10_task_tier.yaml", "gpu_advisor/knowledge/catalog/gpus.yaml",
                      "gpu_advisor/prompts/recommendation.md.j2", "gpu_advisor/prompts/messages.yaml",
                      "gpu_advisor/prompts/cost.md.j2", "gpu_advisor/server/app.py", "gpu_advisor/server/tools.json", "gpu_advisor/costing/__init__.py",
-                     "gpu_advisor/knowledge/datasets.yaml", "gpu_advisor/knowledge/scenarios.yaml"):
+                     "gpu_advisor/knowledge/datasets.yaml", "gpu_advisor/knowledge/scenarios.yaml",
+                     "gpu_advisor/cli/main.py", "gpu_advisor/cli/terminal.py", "gpu_advisor/kb/bundle.py",
+                     "gpu_advisor/plan/planner.py", "gpu_advisor/answer/render.py", "gpu_advisor/util/i18n.py"):
         assert expected in names, expected
     assert not any(n.startswith(("engine/", "knowledge/")) for n in names)
     models = [n for n in names if n.startswith("gpu_advisor/knowledge/models/")]
