@@ -5,6 +5,7 @@ Every failure raises KnowledgeError whose message names the file, the entry (id 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -100,9 +101,15 @@ def _check_type_name(name: str, path: Path, entry: str) -> None:
         raise _fail(path, entry, "type", "must be the full lower-case name, e.g. 'ecs.gn7i-c8g1.2xlarge'")
 
 
+def _named_by_api(label: str, api_gpu_spec: str | None) -> bool:
+    """A restricted model label may stand in a display name only where the API's GPUSpec names that model."""
+    model = re.sub(r"[ -]?80$", "", label).upper()
+    return bool(api_gpu_spec) and model in api_gpu_spec.upper()
+
+
 def _check_gpus(gpus: dict[str, GPU], path: Path) -> None:
     for gpu in gpus.values():
-        if _FORBIDDEN_GPU_LABELS.search(gpu.display_name):
+        if any(not _named_by_api(m.group(0), gpu.api_gpu_spec) for m in _FORBIDDEN_GPU_LABELS.finditer(gpu.display_name)):
             raise _fail(path, gpu.id, "display_name", "names a GPU model that no Alibaba page names; say what "
                                                       "Alibaba states and put attributions in third_party_note")
         if not gpu.named_by_alibaba and "not named by Alibaba" not in gpu.display_name:

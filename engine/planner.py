@@ -19,7 +19,7 @@ from gpu_advisor.preference import resolve_gpu_preference
 from gpu_advisor.workload import Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
-EXCLUDED_STATUS = ("not_recommended", "preview")
+EXCLUDED_STATUS = ("not_recommended", "preview", "unverified")
 SOFT_SHORTFALL = 0.10  # a type up to 10 % short of the vCPU / RAM estimate is ranked normally (and warned about)
 
 
