@@ -67,7 +67,7 @@ def run(tmp_path: Path, api) -> tuple[int, str]:
     return run_refresh(args(tmp_path), out, api=api, now=NOW), out.getvalue()
 
 
-def test_refresh_writes_a_valid_dated_override_and_spot_sidecar(tmp_path):
+def test_refresh_writes_a_valid_dated_override_with_its_spot_key(tmp_path):
     code, text = run(tmp_path, RecordedApi())
     assert code == 0, text
     path = tmp_path / "override.yaml"
@@ -81,6 +81,8 @@ def test_refresh_writes_a_valid_dated_override_and_spot_sidecar(tmp_path):
     new = catalog.instance("ecs.gn7i-c64g1.16xlarge")
     assert new.gpu_id == "A10" and new.vcpu == 64 and new.origin == "override"
     assert catalog.instance("ecs.gn7i-c8g1.2xlarge").intended_use_tags  # rich catalog fields kept
+    assert not sidecar_path(path).exists()  # spot prices have their own key in the override file (issue 19)
+    assert {o["type"] for o in data["spot_price_history"]} >= {"ecs.gn7i-c8g1.2xlarge"}
     spot = load_spot_history(path).find("ecs.gn7i-c8g1.2xlarge", "cn-hangzhou")
     assert spot.min_ratio == pytest.approx(1.78 / 8.91, abs=1e-3) and spot.zones == ["cn-hangzhou-h", "cn-hangzhou-i"]
     assert "2026-11-29" in text and "gn99x" in text  # the unknown family is reported as skipped
