@@ -149,6 +149,29 @@ TYPE_EXTRA_KEYS = ["network_burst_gbit_s", "network_note", "local_storage_gib", 
                    "disk_bw_gbyte_s", "gpu_memory_note"]
 
 
+# -- corrections on top of the research file (issue 19), each with its source and date -------------------------------
+CORRECTION_NOTE = ("added 2026-12-01 (issue 19) from the audit of Alibaba's page cited in this entry's source; the "
+                   "page text was not re-read by the importer")
+OSS_2_GBIT_ROW = {"regions": "Wuhan-LR, Seoul, Bangkok, Nanjing-LR, Fuzhou-LR", "total_download_gbps": 2,
+                  "note": CORRECTION_NOTE}
+EAS_GP2_RESOURCE = ("general-purpose computing resources 2.0 (shared by DSW, DLC and EAS) - " + CORRECTION_NOTE)
+
+
+def apply_corrections(data: dict[str, Any]) -> dict[str, Any]:
+    """The research file with the corrections above applied (a copy; the research file is never written)."""
+    import copy
+
+    data = copy.deepcopy(data)
+    rows = data["storage"]["oss"]["per_account_per_region_bandwidth"]
+    if not any(r.get("total_download_gbps") == 2 for r in rows):
+        at = next(i for i, r in enumerate(rows) if str(r.get("regions", "")).startswith("other"))
+        rows.insert(at, dict(OSS_2_GBIT_ROW))
+    eas = data["pai"]["EAS"]["resource_types"]
+    if not any("2.0" in r for r in eas):
+        eas.append(EAS_GP2_RESOURCE)
+    return data
+
+
 def _provenance(raw: dict[str, Any], into: dict[str, Any]) -> dict[str, Any]:
     """Copy source/as_of (+ notes); add the notes that the loader requires when a value is null."""
     into["source"] = raw.get("source")
@@ -451,6 +474,7 @@ def _meta(data: dict[str, Any], listing: dict[str, Any]) -> dict[str, Any]:
 def build_outputs(data: dict[str, Any], listing: dict[str, Any] | None = None) -> dict[str, str]:
     """Return {file name: YAML text} for every generated catalog file."""
     listing = listing if listing is not None else load_listing(DEFAULT_LISTING)
+    data = apply_corrections(data)
     families = [_family(f) for f in data["gpu_families"]]
     for fam in families:
         rows = [r for r in listing["rows"].values() if r["family"] == f"ecs.{fam['family']}"]
