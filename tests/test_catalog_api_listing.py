@@ -150,3 +150,22 @@ def test_70b_lora_and_72b_serving_get_three_priced_options_with_totals(tmp_path)
             assert "80 GB Ampere GPU (model not named by Alibaba)" not in text
     finally:
         clear_catalog_cache()
+
+
+def test_the_answer_says_which_prices_are_older_than_12_months(tmp_path):
+    from datetime import date
+
+    from gpu_advisor.advisor import recommend
+    from gpu_advisor.costing.notes import price_note
+
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "seq_len": 2048,
+                     "num_samples": 50_000, "epochs": 1}, "en")  # shipped snapshot, cn-hangzhou
+    dates = {o.price_as_of for o in rec.cost.options if o.price_per_hour is not None}
+    assert dates == {"2024-12-30"}
+    note = price_note(rec.cost.options, today=date(2026, 12, 1))
+    assert "2024-12-30 are more than 12 months old" in note.text.en and "超过 12 个月" in note.text.zh
+    assert note.value == ["2024-12-30"]
+    assert price_note(rec.cost.options, today=date(2025, 6, 1)).value is None  # within 12 months then
+    fresh = [a for a in _answers(tmp_path)[0].cost.options if a.price_per_hour is not None]
+    assert price_note(fresh, today=date(2026, 12, 1)).value is None  # the 2026-11-20 price list is current
+    assert any("more than 12 months old" in n.text.en for n in rec.cost.assumptions)  # stated in today's answer
