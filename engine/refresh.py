@@ -103,19 +103,32 @@ def instance_entry(row: dict[str, Any], catalog: Catalog, source: str, today: st
     update = {"vcpu": int(_number(_get(row, "CpuCoreCount"), "CpuCoreCount")),
               "memory_gib": _number(_get(row, "MemorySize"), "MemorySize"),
               "gpu_count": _number(_get(row, "GPUAmount"), "GPUAmount"), "source": source, "as_of": today,
-              "as_of_note": None, "source_note": None}
+              "as_of_note": None, "source_note": None, "gpu_spec": row.get("GPUSpec") or None,
+              "gpu_spec_source": source, "in_api_listing": True, "api_listing_note": None}
     known = catalog.instance(name)
     if known is not None:
         data = known.model_dump(mode="json", exclude={"origin"})
-        return {**data, **update}
+        return _eri({**data, **update}, row)
     fam = catalog.families.get(_get(row, "InstanceTypeFamily").removeprefix("ecs."))
     if fam is None:
         return None
-    return {"type": name, "family": fam.family, "gpu_id": fam.gpu_id, "gpu_model_stated": row.get("GPUSpec"),
-            "gpu_memory_gb": row.get("GPUMemorySize") or fam.gpu_memory_per_gpu_gb, "rdma": fam.rdma,
-            "nvlink": fam.nvlink, "vgpu": fam.vgpu, "bare_metal": fam.bare_metal, "status": fam.status,
-            "intended_use_tags": list(fam.intended_use_tags), "network_gbit_s": None,
-            "region_note": f"rdma/nvlink/status/tags taken from family {fam.family} in the shipped catalog", **update}
+    entry = {"type": name, "family": fam.family, "gpu_id": fam.gpu_id, "gpu_model_stated": row.get("GPUSpec"),
+             "gpu_memory_gb": row.get("GPUMemorySize") or fam.gpu_memory_per_gpu_gb, "rdma": fam.rdma,
+             "nvlink": fam.nvlink, "vgpu": fam.vgpu, "bare_metal": fam.bare_metal, "status": fam.status,
+             "intended_use_tags": list(fam.intended_use_tags), "network_gbit_s": None,
+             "region_note": f"rdma/nvlink/status/tags taken from family {fam.family} in the shipped catalog", **update}
+    return _eri(entry, row)
+
+
+def _eri(entry: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The API's per-type EriQuantity decides eRDMA (a RoCE family keeps its RoCE: ERI is Alibaba's eRDMA)."""
+    eri = row.get("EriQuantity")
+    if eri is None or entry.get("rdma") == "roce":
+        return entry
+    count = int(_number(eri, "EriQuantity"))
+    if count > 0:
+        return {**entry, "rdma": "erdma", "rdma_note": f"EriQuantity {count} (DescribeInstanceTypes)"}
+    return {**entry, "rdma": "none", "rdma_gbit_s": None, "rdma_note": "EriQuantity 0 (DescribeInstanceTypes)"}
 
 
 def price_entry(body: dict[str, Any], name: str, region: str, source: str, today: str) -> dict[str, Any]:

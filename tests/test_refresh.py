@@ -141,3 +141,22 @@ def test_without_the_sdk_the_command_says_how_to_install(tmp_path, monkeypatch):
     assert run_refresh(args(tmp_path), out) == 2
     assert INSTALL_HINT in out.getvalue() and "gpu-advisor[aliyun]" in out.getvalue()
     assert not (tmp_path / "override.yaml").exists()
+
+
+def test_the_apis_eri_quantity_decides_erdma_per_type(tmp_path):
+    page1, page2 = load("describe_instance_types_page1.json"), load("describe_instance_types_page2.json")
+    for row in page1["InstanceTypes"]["InstanceType"]:
+        if row["InstanceTypeId"] == "ecs.gn7i-c8g1.2xlarge":
+            row["EriQuantity"] = 2
+    for row in page2["InstanceTypes"]["InstanceType"]:
+        if row["InstanceTypeId"] == "ecs.gn7i-c64g1.16xlarge":
+            row["EriQuantity"] = 0
+    code, text = run(tmp_path, RecordedApi({("types", "page1"): page1, ("types", "page2"): page2}))
+    assert code == 0, text
+    catalog = load_catalog_dir(shipped_catalog_dir(), tmp_path / "override.yaml")
+    with_eri = catalog.instance("ecs.gn7i-c8g1.2xlarge")
+    assert with_eri.rdma == "erdma" and with_eri.rdma_note == "EriQuantity 2 (DescribeInstanceTypes)"
+    assert with_eri.gpu_spec == "NVIDIA A10" and with_eri.in_api_listing
+    without = catalog.instance("ecs.gn7i-c64g1.16xlarge")
+    assert without.rdma == "none" and "EriQuantity 0" in without.rdma_note
+    assert catalog.instance("ecs.gn7i-c32g1.8xlarge").rdma == "none"  # no EriQuantity: the family's statement
