@@ -338,7 +338,7 @@ def _api_type(fam: dict[str, Any], row: dict[str, Any], listing: dict[str, Any],
         out["gpu_memory_note"] = "the API listing states no GPU memory for this type"
     multi_gpu = count >= 2
     out.update(rdma=fam["rdma"], rdma_gbit_s=fam["rdma_gbit_s"] if fam["rdma"] != "none" else None,
-               rdma_note=(FAMILY_RDMA_NOTE if fam["rdma"] != "none" else NO_ERI) if from_doc else NO_ERI,
+               rdma_note=(FAMILY_RDMA_NOTE if fam["rdma"] != "none" else None) if from_doc else NO_ERI,
                nvlink=fam["nvlink"] and multi_gpu, vgpu=False, bare_metal=fam["bare_metal"],
                status=fam["status"], status_note=fam.get("status_note"), intended_use=fam.get("intended_use"),
                intended_use_tags=list(fam["intended_use_tags"]), region_note=fam.get("region_note"))
