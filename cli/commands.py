@@ -72,11 +72,16 @@ def _run_ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def add_refresh_parser(catalog_subparsers: Any) -> argparse.ArgumentParser:
     """`catalog refresh`'s arguments (gpu_advisor.kb.refresh runs it; registering them imports none of it)."""
     p = catalog_subparsers.add_parser(
-        "refresh", help="update instance types, prices and spot history from Alibaba Cloud's API (needs [aliyun])")
+        "refresh", help="update instance types, prices and spot history from Alibaba Cloud's API (needs [aliyun]); "
+                   "--public: prices from the public price list, no credentials")
     p.add_argument("--region", default="cn-hangzhou", help="region id, e.g. cn-hangzhou (default)")
     p.add_argument("--output", type=Path, default=None,
                    help="override file to write (default: $GPU_ADVISOR_CATALOG_OVERRIDE or ~/.config/gpu-advisor/catalog-override.yaml)")
     p.add_argument("--spot-days", type=int, default=7, help="days of spot price history to summarise (default 7)")
+    p.add_argument("--public", action="store_true",
+                   help="prices from Alibaba's public international price list (USD, no credentials) instead of the API")
+    p.add_argument("--price-url", default=None,
+                   help="with --public: the price list to read (http(s):// or file://; default: Alibaba's CDN file)")
     return p
 
 

@@ -54,7 +54,7 @@ def _expect(directory: Path, *fragments: str, override: Path | None = None) -> K
 
 
 def test_copy_loads(cat_dir: Path) -> None:
-    assert len(load_catalog_dir(cat_dir).instance_types) == 113
+    assert len(load_catalog_dir(cat_dir).instance_types) == 174
 
 
 def test_missing_as_of_key(cat_dir: Path) -> None:

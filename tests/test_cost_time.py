@@ -63,7 +63,7 @@ def test_checkpointing_costs_four_thirds():
 
 
 def test_unknown_tflops_give_no_time_and_say_so():
-    cand, job = make("ecs.gn7e-c16g1.4xlarge", LLM)  # AMPERE-80GB: Alibaba states no throughput
+    cand, job = make("ecs.gn8t.4xlarge", LLM)  # GPUSpec G49: Alibaba states no throughput
     t = estimate_time(cand, job)
     assert t.wall_hours is None and t.gpu_hours is None
     assert "not known" in t.missing.en and "未知" in t.missing.zh

@@ -14,14 +14,16 @@ CATALOG = load_catalog()
 
 
 @pytest.mark.parametrize("text, ids", [
-    ("A10", {"A10"}), ("a100", {"A100-40GB"}), ("V100", {"V100-SXM2-16GB", "V100-SXM2-32GB"}),
-    ("V100 32GB", {"V100-SXM2-32GB"}), ("NVIDIA L20", {"L20"}), ("80GB", {"AMPERE-80GB"}), ("96 GB", {"GN8V-96GB-HBM3"}),
+    ("A10", {"A10"}), ("a100", {"A100-40GB", "AMPERE-80GB"}), ("V100", {"V100-SXM2-16GB", "V100-SXM2-32GB"}),
+    ("V100 32GB", {"V100-SXM2-32GB"}), ("NVIDIA L20", {"L20"}), ("80GB", {"AMPERE-80GB", "A800-80GB"}),
+    ("96 GB", {"GN8V-96GB-HBM3"}), ("A100 80GB", {"AMPERE-80GB"}), ("A800", {"A800-40GB", "A800-80GB"}),
+    ("RTX 5880", {"RTX5880-48GB"}),
 ])
 def test_names_resolve_to_catalog_gpus(text, ids):
     assert resolve_gpu_preference(CATALOG, text) == ids
 
 
-@pytest.mark.parametrize("text", ["H100", "A800", "RTX 4090", "gpu.t4.xlarge"])
+@pytest.mark.parametrize("text", ["H100", "H20", "RTX 4090", "gpu.t4.xlarge"])
 def test_gpus_alibaba_does_not_sell_by_name_are_refused_with_the_named_list(text):
     with pytest.raises(WorkloadError) as info:
         resolve_gpu_preference(CATALOG, text)

@@ -8,6 +8,7 @@ import sys
 import pytest
 from jsonschema import Draft202012Validator
 
+from gpu_advisor.kb.catalog_loader import load_catalog
 from gpu_advisor.server.app import build_server
 from one_language import one_language
 
@@ -134,7 +135,9 @@ async def test_list_instance_types_filters(server) -> None:
     assert all(r["gpu_id"] == "A10" for r in data["instance_types"]) and prices == sorted(prices) and max(prices) <= 20
     tool, result = await _call(server, "list_instance_types", {"gpu": "A100", "limit": 1})
     data = _ok(tool, result)
-    assert len(data["instance_types"]) == 1 and data["instance_types"][0]["gpu_id"] == "A100-40GB"
+    assert len(data["instance_types"]) == 1  # A100: the 40 GB of gn7 and the 80 GB of gn7e (named by the API)
+    assert data["instance_types"][0]["gpu_id"] in ("A100-40GB", "AMPERE-80GB") and data["total"] == len(
+        [t for t in load_catalog().instance_types.values() if t.gpu_id in ("A100-40GB", "AMPERE-80GB")])
     assert data["knowledge_version"] and data["catalog_compiled_on"]
 
 

@@ -68,7 +68,7 @@ def run(tmp_path: Path, api) -> tuple[int, str]:
     return run_refresh(args(tmp_path), out, api=api, now=NOW), out.getvalue()
 
 
-def test_refresh_writes_a_valid_dated_override_and_spot_sidecar(tmp_path):
+def test_refresh_writes_a_valid_dated_override_with_its_spot_key(tmp_path):
     code, text = run(tmp_path, RecordedApi())
     assert code == 0, text
     path = tmp_path / "override.yaml"
@@ -82,6 +82,8 @@ def test_refresh_writes_a_valid_dated_override_and_spot_sidecar(tmp_path):
     new = catalog.instance("ecs.gn7i-c64g1.16xlarge")
     assert new.gpu_id == "A10" and new.vcpu == 64 and new.origin == "override"
     assert catalog.instance("ecs.gn7i-c8g1.2xlarge").intended_use_tags  # rich catalog fields kept
+    assert not sidecar_path(path).exists()  # spot prices have their own key in the override file (issue 19)
+    assert {o["type"] for o in data["spot_price_history"]} >= {"ecs.gn7i-c8g1.2xlarge"}
     spot = load_spot_history(path).find("ecs.gn7i-c8g1.2xlarge", "cn-hangzhou")
     assert spot.min_ratio == pytest.approx(1.78 / 8.91, abs=1e-3) and spot.zones == ["cn-hangzhou-h", "cn-hangzhou-i"]
     assert "2026-11-29" in text and "gn99x" in text  # the unknown family is reported as skipped
@@ -140,3 +142,22 @@ def test_without_the_sdk_the_command_says_how_to_install(tmp_path, monkeypatch):
     assert run_refresh(args(tmp_path), out) == 2
     assert INSTALL_HINT in out.getvalue() and "gpu-advisor[aliyun]" in out.getvalue()
     assert not (tmp_path / "override.yaml").exists()
+
+
+def test_the_apis_eri_quantity_decides_erdma_per_type(tmp_path):
+    page1, page2 = load("describe_instance_types_page1.json"), load("describe_instance_types_page2.json")
+    for row in page1["InstanceTypes"]["InstanceType"]:
+        if row["InstanceTypeId"] == "ecs.gn7i-c8g1.2xlarge":
+            row["EriQuantity"] = 2
+    for row in page2["InstanceTypes"]["InstanceType"]:
+        if row["InstanceTypeId"] == "ecs.gn7i-c64g1.16xlarge":
+            row["EriQuantity"] = 0
+    code, text = run(tmp_path, RecordedApi({("types", "page1"): page1, ("types", "page2"): page2}))
+    assert code == 0, text
+    catalog = load_catalog_dir(shipped_catalog_dir(), tmp_path / "override.yaml")
+    with_eri = catalog.instance("ecs.gn7i-c8g1.2xlarge")
+    assert with_eri.rdma == "erdma" and with_eri.rdma_note == "EriQuantity 2 (DescribeInstanceTypes)"
+    assert with_eri.gpu_spec == "NVIDIA A10" and with_eri.in_api_listing
+    without = catalog.instance("ecs.gn7i-c64g1.16xlarge")
+    assert without.rdma == "none" and "EriQuantity 0" in without.rdma_note
+    assert catalog.instance("ecs.gn7i-c32g1.8xlarge").rdma == "none"  # no EriQuantity: the family's statement

@@ -21,13 +21,23 @@ def texts(advise):
             yield workload, advise(workload, lang).render(lang)
 
 
-INVENTED = ["gpu.t4.xlarge", "gn8i-vf8", "gn6v-c4g1", "gn5e", "A800", "H800", "H100", "gn5i-c4g1.xlarge (P100"]
+INVENTED = ["gpu.t4.xlarge", "gn8i-vf8", "gn6v-c4g1", "gn5e", "H800", "H100", "gn5i-c4g1.xlarge (P100"]
 
 
 @pytest.mark.parametrize("name", INVENTED)
 def test_invented_names_and_wrong_gpus_never_appear(advise, name):  # errors 1, 5, 6, 7, 8
     for _, text in texts(advise):
         assert name not in text
+
+
+def test_a800_appears_only_as_the_gpu_of_ebmgn7v_and_ebmgn7vx(advise):  # errors 5, 8 (issue 19: the API names it)
+    a800 = {g.display_name for g in CATALOG.gpus.values() if "A800" in g.display_name}
+    assert a800 == {"NVIDIA A800 40 GB", "NVIDIA A800 80 GB"}
+    for _, text in texts(advise):
+        for line in text.splitlines():
+            if "A800" in line:
+                assert any(name in line for name in a800), line
+                assert "gn7i" not in line and "A10/" not in line and "A800/" not in line, line
 
 
 def test_catalog_facts_behind_errors_1_3_6():

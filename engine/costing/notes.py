@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime, timezone
 from functools import lru_cache
 from typing import Any
 
@@ -37,16 +38,42 @@ def _scaling_note(scale: basis.Scaling) -> tuple[Note, tuple[str, ...]]:
                 [scale.low, scale.high]), scale.sources
 
 
-def price_note(options: list[CostOption]) -> Note | None:
+def _price_date(as_of: str | None) -> date | None:
+    """YYYY, YYYY-MM or YYYY-MM-DD as the first day it can mean; None when absent or unreadable."""
+    parts = (as_of or "").split("-")
+    try:
+        return date(int(parts[0]), int(parts[1]) if len(parts) > 1 else 1, int(parts[2]) if len(parts) > 2 else 1)
+    except (ValueError, IndexError):
+        return None
+
+
+def stale_price_dates(options: list[CostOption], today: date | None = None) -> list[str]:
+    """The price dates among the options that are more than 12 months before today."""
+    today = today or datetime.now(timezone.utc).date()
+    out = set()
+    for o in options:
+        when = _price_date(o.price_as_of) if o.price_per_hour is not None else None
+        if when is not None and (today - when).days > 365:
+            out.add(str(o.price_as_of))
+    return sorted(out)
+
+
+def price_note(options: list[CostOption], today: date | None = None) -> Note | None:
     priced = [o for o in options if o.price_per_hour is not None]
     if not priced:
         return None
     dated = sorted({f"{o.currency} {o.region} as of {o.price_as_of} ({o.price_origin})" for o in priced})
     dated_zh = sorted({f"{o.currency}，{o.region}，截至 {o.price_as_of}（{o.price_origin}）" for o in priced})
+    stale = stale_price_dates(priced, today)
+    old_en = (f" Prices dated {', '.join(stale)} are more than 12 months old; for current ones run "
+              "`gpu-advisor catalog refresh --public` (USD, international regions) or `catalog refresh` (API)."
+              if stale else "")
+    old_zh = (f"截至 {'、'.join(stale)} 的价格已超过 12 个月；获取当前价格请运行 `gpu-advisor catalog refresh --public`"
+              "（美元，国际地域）或 `catalog refresh`（API）。" if stale else "")
     return note("cost_prices_dated", "Prices are pay-as-you-go list prices per instance-hour, compute only (no disks, "
-                f"bandwidth or images): {'; '.join(dated)}. Check the console before buying.",
+                f"bandwidth or images): {'; '.join(dated)}. Check the console before buying.{old_en}",
                 f"价格为按量付费目录价（每实例每小时，仅计算资源，不含云盘、带宽、镜像）：{'；'.join(dated_zh)}。"
-                "购买前请在控制台核对。", "price", None)
+                f"购买前请在控制台核对。{old_zh}", "price", stale or None)
 
 
 def base_notes() -> list[Note]:

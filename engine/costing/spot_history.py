@@ -1,8 +1,8 @@
-"""Spot price history written by `gpu-advisor catalog refresh` beside the override file (<override>.spot.yaml).
+"""Spot price history written by `gpu-advisor catalog refresh` into the override file's `spot_price_history` key.
 
-The catalog's override format takes only `prices` (one pay-as-you-go price per type and region) and
-`instance_types`, so observed spot prices live in this sidecar: per type and region the lowest and highest
-SpotPrice / OriginPrice ratio seen over the queried period (DescribeSpotPriceHistory), with source and date.
+Per type and region: the lowest and highest SpotPrice / OriginPrice ratio seen over the queried period
+(DescribeSpotPriceHistory), with source and date. Override files written before this key existed kept it in a
+sidecar (<override>.spot.yaml); that file is still read when the override itself has no such key.
 """
 
 from __future__ import annotations
@@ -50,10 +50,26 @@ def _load(path: str, mtime: float) -> SpotHistory | None:
         return None
 
 
+@lru_cache(maxsize=8)
+def _load_key(path: str, mtime: float) -> SpotHistory | None:
+    try:
+        data = yamlio.safe_load(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "spot_price_history" not in data:
+            return None
+        return SpotHistory.model_validate({"spot_price_history": data["spot_price_history"] or []})
+    except (OSError, yamlio.YAMLError, ValidationError):
+        return None
+
+
 def load_spot_history(override: str | Path | None) -> SpotHistory | None:
-    """The sidecar of an override file, or None when there is none (or it does not validate)."""
+    """The override file's spot_price_history (or, for older files, its sidecar); None when there is none."""
     if not override:
         return None
+    main = Path(override)
+    if main.is_file():
+        found = _load_key(str(main), main.stat().st_mtime)
+        if found is not None:
+            return found
     path = sidecar_path(override)
     if not path.is_file():
         return None

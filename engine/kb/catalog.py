@@ -23,7 +23,7 @@ from gpu_advisor.errors import KnowledgeError
 
 OVERRIDE_ENV = "GPU_ADVISOR_CATALOG_OVERRIDE"
 Rdma = Literal["none", "erdma", "roce"]
-Status = Literal["current", "not_recommended", "preview", "sales_only"]
+Status = Literal["current", "not_recommended", "preview", "sales_only", "unverified"]
 _AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?")
 _FORBIDDEN_GPU_LABELS = re.compile(r"\b(A800|H800|H100|H200|H20|B100|B200|GB200|A100[ -]?80)", re.I)
 
@@ -93,6 +93,7 @@ class GPU(Sourced):
     nvlink_note: str | None = None
     tflops_basis: str
     third_party_note: str | None = None
+    api_gpu_spec: str | None = None  # GPUSpec of DescribeInstanceTypes for the types that carry this GPU
 
     def tflops(self, precision: str) -> float | None:
         """Dense TFLOPS for 'fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8', 'fp4' (or 'fp16_amp'/'bf16_amp')."""
@@ -128,6 +129,9 @@ class Family(Sourced):
     intended_use: str | None = None
     intended_use_note: str | None = None
     intended_use_tags: tuple[str, ...]
+    gpu_spec: str | None = None
+    in_api_listing: bool | None = None
+    api_listing_note: str | None = None
 
 
 class FamilyNotFound(Sourced):
@@ -157,7 +161,9 @@ class InstanceType(Sourced):
     disk_bw_gbyte_s: float | None = _opt()
     rdma: Rdma
     rdma_gbit_s: float | None = _opt()
+    rdma_note: str | None = None
     nvlink: bool
+    nvlink_note: str | None = None
     vgpu: bool = False
     bare_metal: bool = False
     status: Status
@@ -166,6 +172,10 @@ class InstanceType(Sourced):
     intended_use_note: str | None = None
     intended_use_tags: tuple[str, ...] = ()
     region_note: str | None = None
+    gpu_spec: str | None = None  # the API's GPUSpec (as recorded; see gpu_spec_source)
+    gpu_spec_source: str | None = None
+    in_api_listing: bool | None = None  # listed by DescribeInstanceTypes in the recorded crawl
+    api_listing_note: str | None = None
     origin: Literal["catalog", "override"] = "catalog"
 
     @property
@@ -262,6 +272,7 @@ class CatalogMeta(Sourced):
     intended_use_tags: tuple[str, ...]
     intended_use_tags_note: str
     naming: dict[str, Any]
+    api_listing: dict[str, str] | None = None
     override_file: str | None = None
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 from importlib.resources import files
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +22,7 @@ from gpu_advisor.kb.catalog import (
 from gpu_advisor.errors import KnowledgeError
 
 M = TypeVar("M", bound=BaseModel)
-OVERRIDE_KEYS = ("prices", "instance_types")
+OVERRIDE_KEYS = ("prices", "instance_types", "spot_price_history")
 
 
 def _fail(path: Path, entry: str, key: str, problem: str) -> KnowledgeError:
@@ -103,9 +104,15 @@ def _check_type_name(name: str, path: Path, entry: str) -> None:
         raise _fail(path, entry, "type", "must be the full lower-case name, e.g. 'ecs.gn7i-c8g1.2xlarge'")
 
 
+def _named_by_api(label: str, api_gpu_spec: str | None) -> bool:
+    """A restricted model label may stand in a display name only where the API's GPUSpec names that model."""
+    model = re.sub(r"[ -]?80$", "", label).upper()
+    return bool(api_gpu_spec) and model in api_gpu_spec.upper()
+
+
 def _check_gpus(gpus: dict[str, GPU], path: Path) -> None:
     for gpu in gpus.values():
-        if _FORBIDDEN_GPU_LABELS.search(gpu.display_name):
+        if any(not _named_by_api(m.group(0), gpu.api_gpu_spec) for m in _FORBIDDEN_GPU_LABELS.finditer(gpu.display_name)):
             raise _fail(path, gpu.id, "display_name", "names a GPU model that no Alibaba page names; say what "
                                                       "Alibaba states and put attributions in third_party_note")
         if not gpu.named_by_alibaba and "not named by Alibaba" not in gpu.display_name:
@@ -142,17 +149,40 @@ def _apply_override(path: Path, types: dict[str, InstanceType], prices: dict[tup
     unknown = sorted(set(data) - set(OVERRIDE_KEYS))
     if unknown or not data:
         raise _fail(path, "(file)", unknown[0] if unknown else "(top level)",
-                    "an override file takes only 'prices' and 'instance_types'")
+                    "an override file takes only 'prices', 'instance_types' and 'spot_price_history'")
     if "instance_types" in data:
         added = _keyed(InstanceType, path, data, "instance_types", "type", {"origin": "override"})
         _check_types(added, path, gpus, None)
         types.update(added)
     if "prices" in data:
-        prices.update(_prices(path, data, "override"))
+        fresh = _prices(path, data, "override")
+        _keep_one_currency_per_region(path, fresh, prices)
+        prices.update(fresh)
+    if "spot_price_history" in data:
+        from gpu_advisor.costing.spot_history import SpotObservation
+
+        for i, raw in enumerate(_entries(data, path, "spot_price_history"), 1):
+            _build(SpotObservation, raw, path, f"{raw.get('type', f'#{i}')} @ {raw.get('region', '?')} (spot)")
     for (name, region), price in prices.items():
         if price.origin == "override" and name not in types and not price.type_not_in_catalog_note:
             raise _fail(path, f"{name} @ {region}", "type", "unknown instance type; add it under "
                         "instance_types or set type_not_in_catalog_note")
+
+
+def _keep_one_currency_per_region(path: Path, fresh: dict[tuple[str, str], Price],
+                                  prices: dict[tuple[str, str], Price]) -> None:
+    """A comparison never mixes currencies: one currency per region in the override file, and the shipped prices of
+    a region that the override prices in another currency are set aside (those types then have no price there)."""
+    by_region: dict[str, set[str]] = {}
+    for (name, region), price in fresh.items():
+        by_region.setdefault(region, set()).add(price.currency)
+    for region, currencies in by_region.items():
+        if len(currencies) > 1:
+            raise _fail(path, region, "currency", f"prices for one region in more than one currency "
+                        f"({', '.join(sorted(currencies))}); convert them with a stated, dated rate first")
+        (currency,) = currencies
+        for key in [k for k, p in prices.items() if k[1] == region and p.currency != currency]:
+            del prices[key]
 
 
 def load(directory: Path, override: Path | None) -> Catalog:

@@ -25,7 +25,8 @@ def catalog_rows(gpu: str | None = None, min_gpu_memory: float | None = None, rd
             continue
         rows.append({"instance_type": t.type, "family": t.family, "vcpu": t.vcpu, "memory_gib": t.memory_gib,
                      "gpu_count": t.gpu_count, "gpu_model": g.display_name if g else t.gpu_id, "gpu_id": t.gpu_id,
-                     "gpu_memory_gib": t.gpu_memory_gb, "rdma": t.rdma, "status": t.status,
+                     "gpu_memory_gib": t.gpu_memory_gb, "gpu_spec": t.gpu_spec, "in_api_listing": t.in_api_listing,
+                     "rdma": t.rdma, "rdma_gbit_s": t.rdma_gbit_s, "rdma_note": t.rdma_note, "status": t.status,
                      "price_per_hour": price.price_per_hour if price else None,
                      "currency": price.currency if price else None, "source": t.source, "as_of": t.as_of})
     return rows

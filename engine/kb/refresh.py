@@ -1,8 +1,14 @@
-"""`gpu-advisor catalog refresh`: current instance types, prices and spot history from Alibaba Cloud's ECS API.
+"""`gpu-advisor catalog refresh`: current instance types, prices and spot history from Alibaba Cloud.
 
-Writes an override file (`prices:` and `instance_types:`, each entry with source and as_of) that the advisor reads
-on top of the shipped catalog, plus a spot-history sidecar (<override>.spot.yaml). All-or-nothing: any malformed or
-partial response leaves the existing files untouched and the command reports what failed.
+Two sources. The default is the ECS API with credentials (DescribeInstanceTypes, DescribePrice,
+DescribeSpotPriceHistory) for one region, mainland regions and spot included. ``--public`` reads Alibaba's public
+international price list instead (no credentials; gpu_advisor.costing.public_price), which prices the catalog's GPU
+types in every region it lists, in the file's currency (USD).
+
+Writes an override file (`prices:`, `instance_types:` and `spot_price_history:`, each entry with source and as_of)
+that the advisor reads on top of the shipped catalog. All-or-nothing: any malformed or partial response leaves the
+existing file untouched and the command reports what failed. A region's prices in the override are replaced as a
+whole, so one region never holds two currencies.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import yaml
 from gpu_advisor.util import yamlio
 from gpu_advisor.kb.catalog import Catalog, InstanceType
 from gpu_advisor.kb.catalog_loader import load_catalog_dir
+from gpu_advisor.costing import public_price
 from gpu_advisor.costing.aliyun import EcsApi, SdkEcsApi, SdkMissing
 from gpu_advisor.costing.spot_history import sidecar_path
 from gpu_advisor.errors import KnowledgeError
@@ -96,19 +103,32 @@ def instance_entry(row: dict[str, Any], catalog: Catalog, source: str, today: st
     update = {"vcpu": int(_number(_get(row, "CpuCoreCount"), "CpuCoreCount")),
               "memory_gib": _number(_get(row, "MemorySize"), "MemorySize"),
               "gpu_count": _number(_get(row, "GPUAmount"), "GPUAmount"), "source": source, "as_of": today,
-              "as_of_note": None, "source_note": None}
+              "as_of_note": None, "source_note": None, "gpu_spec": row.get("GPUSpec") or None,
+              "gpu_spec_source": source, "in_api_listing": True, "api_listing_note": None}
     known = catalog.instance(name)
     if known is not None:
         data = known.model_dump(mode="json", exclude={"origin"})
-        return {**data, **update}
+        return _eri({**data, **update}, row)
     fam = catalog.families.get(_get(row, "InstanceTypeFamily").removeprefix("ecs."))
     if fam is None:
         return None
-    return {"type": name, "family": fam.family, "gpu_id": fam.gpu_id, "gpu_model_stated": row.get("GPUSpec"),
-            "gpu_memory_gb": row.get("GPUMemorySize") or fam.gpu_memory_per_gpu_gb, "rdma": fam.rdma,
-            "nvlink": fam.nvlink, "vgpu": fam.vgpu, "bare_metal": fam.bare_metal, "status": fam.status,
-            "intended_use_tags": list(fam.intended_use_tags), "network_gbit_s": None,
-            "region_note": f"rdma/nvlink/status/tags taken from family {fam.family} in the shipped catalog", **update}
+    entry = {"type": name, "family": fam.family, "gpu_id": fam.gpu_id, "gpu_model_stated": row.get("GPUSpec"),
+             "gpu_memory_gb": row.get("GPUMemorySize") or fam.gpu_memory_per_gpu_gb, "rdma": fam.rdma,
+             "nvlink": fam.nvlink, "vgpu": fam.vgpu, "bare_metal": fam.bare_metal, "status": fam.status,
+             "intended_use_tags": list(fam.intended_use_tags), "network_gbit_s": None,
+             "region_note": f"rdma/nvlink/status/tags taken from family {fam.family} in the shipped catalog", **update}
+    return _eri(entry, row)
+
+
+def _eri(entry: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The API's per-type EriQuantity decides eRDMA (a RoCE family keeps its RoCE: ERI is Alibaba's eRDMA)."""
+    eri = row.get("EriQuantity")
+    if eri is None or entry.get("rdma") == "roce":
+        return entry
+    count = int(_number(eri, "EriQuantity"))
+    if count > 0:
+        return {**entry, "rdma": "erdma", "rdma_note": f"EriQuantity {count} (DescribeInstanceTypes)"}
+    return {**entry, "rdma": "none", "rdma_gbit_s": None, "rdma_note": "EriQuantity 0 (DescribeInstanceTypes)"}
 
 
 def price_entry(body: dict[str, Any], name: str, region: str, source: str, today: str) -> dict[str, Any]:
@@ -197,17 +217,21 @@ def _existing(path: Path) -> dict[str, Any]:
     return data
 
 
-def merged_override(existing: dict[str, Any], result: RefreshResult, region: str) -> dict[str, Any]:
-    """Keep other regions' prices and types not refreshed now; replace this region's prices and refreshed types."""
+def merged_override(existing: dict[str, Any], result: RefreshResult, regions: str | set[str],
+                    old_spot: list[dict[str, Any]] | None = None, replace_spot: bool = True) -> dict[str, Any]:
+    """Keep other regions' prices and types not refreshed now; replace the refreshed regions' prices and spot
+    observations as a whole, and the refreshed types."""
+    regions = {regions} if isinstance(regions, str) else set(regions)
     fresh = {e["type"] for e in result.instance_types}
     types = [t for t in existing.get("instance_types") or [] if t.get("type") not in fresh] + result.instance_types
-    prices = [p for p in existing.get("prices") or [] if p.get("region") != region] + result.prices
-    return {"instance_types": types, "prices": prices}
-
-
-def merged_spot(existing: dict[str, Any], result: RefreshResult, region: str) -> dict[str, Any]:
-    kept = [o for o in existing.get("spot_price_history") or [] if o.get("region") != region]
-    return {"spot_price_history": kept + result.spot}
+    prices = [p for p in existing.get("prices") or [] if p.get("region") not in regions] + result.prices
+    spot_regions = {o["region"] for o in result.spot} | (regions if replace_spot else set())
+    spot_before = existing.get("spot_price_history") or old_spot or []
+    spot = [o for o in spot_before if o.get("region") not in spot_regions] + result.spot
+    out: dict[str, Any] = {"instance_types": types, "prices": prices}
+    if spot:
+        out["spot_price_history"] = spot
+    return out
 
 
 def _write_atomic(path: Path, data: dict[str, Any], header: str) -> None:
@@ -218,17 +242,19 @@ def _write_atomic(path: Path, data: dict[str, Any], header: str) -> None:
     os.replace(tmp, path)
 
 
-def write_override(path: Path, result: RefreshResult, region: str, today: str) -> None:
-    """Validate the merged override against the shipped catalog first; only then replace the files."""
-    override = merged_override(_existing(path), result, region)
-    spot = merged_spot(_existing(sidecar_path(path)), result, region)
+def write_override(path: Path, result: RefreshResult, region: str | set[str], today: str,
+                   command: str | None = None) -> None:
+    """Validate the merged override against the shipped catalog first; only then replace the file. The public
+    price list has no spot prices, so a --public refresh (command given) keeps the spot observations."""
+    old_spot = (_existing(sidecar_path(path)).get("spot_price_history") or []) if sidecar_path(path).is_file() else []
+    override = merged_override(_existing(path), result, region, old_spot, replace_spot=command is None)
     with tempfile.TemporaryDirectory() as tmp:
         probe = Path(tmp) / "override.yaml"
         probe.write_text(yaml.safe_dump(override, allow_unicode=True, sort_keys=False), encoding="utf-8")
         load_catalog_dir(shipped_catalog_dir(), probe)  # raises KnowledgeError naming the bad entry
-    header = f"# Written by `gpu-advisor catalog refresh --region {region}` on {today}. Re-run to update.\n"
+    command = command or f"gpu-advisor catalog refresh --region {region}"
+    header = f"# Written by `{command}` on {today}. Re-run to update.\n"
     _write_atomic(path, override, header)
-    _write_atomic(sidecar_path(path), spot, header)
 
 
 def shipped_catalog_dir() -> Path:
@@ -240,8 +266,54 @@ def default_output() -> Path:
     return Path(os.environ.get("GPU_ADVISOR_CATALOG_OVERRIDE") or DEFAULT_OUTPUT).expanduser()
 
 
+def public_refresh(body: bytes | str, catalog: Catalog, url: str, now: datetime) -> tuple[RefreshResult, int]:
+    """Prices of the catalog's GPU types from the public price list; (result, entries for other types)."""
+    today, result = now.date().isoformat(), RefreshResult()
+    wanted = set(catalog.instance_types)
+    source = f"Alibaba Cloud public ECS price list {url}, fetched {today}"
+    try:
+        parsed = public_price.parse_price_list(body, wanted, source, today)
+    except public_price.PriceListError as exc:
+        result.failures.append(f"public price list: {exc}")
+        return result, 0
+    result.prices = parsed.prices
+    if not parsed.prices:
+        result.failures.append("public price list: no price for any GPU instance type of the catalog")
+    return result, parsed.other_types
+
+
+def run_public_refresh(args: argparse.Namespace, stdout: TextIO, now: datetime | None = None) -> int:
+    out = (args.output or default_output()).expanduser()
+    url = getattr(args, "price_url", None) or public_price.DEFAULT_URL
+    now = now or datetime.now(timezone.utc)
+    try:
+        body = public_price.fetch(url)
+    except public_price.PriceListError as exc:
+        stdout.write(f"catalog refresh --public failed; {out} was left unchanged:\n  - {exc}\n")
+        return 1
+    result, _ = public_refresh(body, load_catalog_dir(shipped_catalog_dir()), url, now)
+    if result.failures:
+        stdout.write(f"catalog refresh --public failed; {out} was left unchanged:\n")
+        stdout.writelines(f"  - {f}\n" for f in result.failures)
+        return 1
+    regions = {p["region"] for p in result.prices}
+    currencies = sorted({p["currency"] for p in result.prices})
+    try:
+        write_override(out, result, regions, now.date().isoformat(), "gpu-advisor catalog refresh --public")
+    except (KnowledgeError, OSError, yaml.YAMLError) as exc:
+        stdout.write(f"catalog refresh --public failed; {out} was left unchanged: {exc}\n")
+        return 1
+    dates = sorted({p["as_of"] for p in result.prices})
+    stdout.write(f"wrote {out}: {len(result.prices)} prices of {len({p['type'] for p in result.prices})} GPU instance "
+                 f"types in {len(regions)} regions, currency {', '.join(currencies)}, as of {', '.join(dates)}\n")
+    stdout.write(f"use it: export GPU_ADVISOR_CATALOG_OVERRIDE={out}\n")
+    return 0
+
+
 def run_refresh(args: argparse.Namespace, stdout: TextIO, api: EcsApi | None = None,
                 now: datetime | None = None) -> int:
+    if getattr(args, "public", False):
+        return run_public_refresh(args, stdout, now)
     region, out = args.region, (args.output or default_output()).expanduser()
     try:
         api = api or SdkEcsApi(region)
@@ -262,11 +334,11 @@ def run_refresh(args: argparse.Namespace, stdout: TextIO, api: EcsApi | None = N
         stdout.write(f"catalog refresh failed; {out} was left unchanged: {exc}\n")
         return 1
     stdout.write(f"wrote {out}: {len(result.instance_types)} GPU instance types, {len(result.prices)} prices "
-                 f"({region}, {now.date().isoformat()}); spot history for {len(result.spot)} types in "
-                 f"{sidecar_path(out)}\n")
+                 f"({region}, {now.date().isoformat()}); spot history for {len(result.spot)} types "
+                 "(key spot_price_history)\n")
     stdout.writelines(f"  skipped {s}\n" for s in result.skipped)
     stdout.write(f"use it: export GPU_ADVISOR_CATALOG_OVERRIDE={out}\n")
     return 0
 
 
-__all__ = ["run_refresh", "refresh", "RefreshResult", "write_override"]
+__all__ = ["run_refresh", "run_public_refresh", "public_refresh", "refresh", "RefreshResult", "write_override"]

@@ -18,7 +18,7 @@ from gpu_advisor.plan.preference import resolve_gpu_preference
 from gpu_advisor.workload import Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
-EXCLUDED_STATUS = ("not_recommended", "preview")
+EXCLUDED_STATUS = ("not_recommended", "preview", "unverified")
 SOFT_SHORTFALL = 0.10  # a type up to 10 % short of the vCPU / RAM estimate is ranked normally (and warned about)
 
 
@@ -205,6 +205,9 @@ def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]],
 def _precision_gap(w: Workload, gpu: GPU) -> Text | None:
     precision = w.precision.value if w.precision else "fp32"
     if precision in ("bf16", "bf16_amp") and not gpu.supports_bf16:
+        if gpu.architecture is None:  # Alibaba states neither the model nor the architecture
+            return Text(en=f"BF16 support not stated by Alibaba; the job asks for {precision}",
+                        zh=f"阿里云未说明是否支持 BF16，而作业要求 {precision}")
         return Text(en=f"no BF16 support ({gpu.architecture}); the job asks for {precision}",
                     zh=f"不支持 BF16（{gpu.architecture} 架构），而作业要求 {precision}")
     if precision == "fp8" and not gpu.supports_fp8:

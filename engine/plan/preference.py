@@ -23,6 +23,8 @@ def resolve_gpu_preference(catalog: Catalog, text: str) -> frozenset[str]:
     ids = set()
     for gpu in catalog.gpus.values():
         names = {_norm(gpu.id), gpu.id.split("-")[0].lower(), _norm(gpu.display_name)}
+        if gpu.named_by_alibaba:  # the model without its memory size: "NVIDIA A100 80 GB" -> "a100"
+            names.add(_norm(re.sub(r"\(.*?\)", "", _MEMORY.sub("", gpu.display_name.lower()))))
         if wanted and wanted in names:
             if memory is None or (gpu.memory_gb and int(gpu.memory_gb) == int(memory.group(1))):
                 ids.add(gpu.id)
@@ -34,7 +36,7 @@ def resolve_gpu_preference(catalog: Catalog, text: str) -> frozenset[str]:
     close = difflib.get_close_matches(text.upper().replace(" ", ""), known, n=5, cutoff=0.3)
     raise WorkloadError(
         f"gpu_preference: '{text[:40]}' is not a GPU in the catalog; named GPUs: {', '.join(known)} "
-        "(Alibaba does not name the GPUs of gn7e / gn8v: ask by memory, e.g. '80GB' or '96GB')",
+        "(Alibaba does not name the GPU of gn8v: ask by memory, e.g. '96GB')",
         f"gpu_preference：目录中没有 GPU“{text[:40]}”；已命名的 GPU：{'、'.join(known)}"
-        "（阿里云未公布 gn7e / gn8v 的 GPU 型号：可按显存指定，如“80GB”“96GB”）",
+        "（阿里云未公布 gn8v 的 GPU 型号：可按显存指定，如“96GB”）",
         field="gpu_preference", suggestions=close or known[:5])
