@@ -51,19 +51,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_file(path: str, stdin: TextIO) -> dict[str, Any]:
-    from gpu_advisor import yamlio
+    """The workload file (``-``: stdin): bounded, UTF-8, strict YAML/JSON (gpu_advisor.userdata)."""
+    from gpu_advisor import userdata
     from gpu_advisor.errors import WorkloadError
 
     try:
-        text = stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except OSError as exc:
-        raise WorkloadError(f"--workload: cannot read {path}: {exc.strerror}",
-                            f"--workload：无法读取 {path}：{exc.strerror}", field="workload") from None
-    try:
-        data = yamlio.safe_load(text) if text.strip() else {}  # libyaml when present: 1 MB in ms, not seconds
-    except yamlio.YAMLError as exc:
-        raise WorkloadError(f"--workload: {path} is not valid YAML/JSON ({exc.__class__.__name__})",
-                            f"--workload：{path} 不是合法的 YAML/JSON", field="workload") from None
+        text = userdata.read_text(path, "--workload", userdata.MAX_WORKLOAD_BYTES, stdin)
+        data = userdata.load(text, "stdin" if path == "-" else path) if text.strip() else {}
+    except userdata.InputError as exc:
+        en, zh = (exc.en, exc.zh) if exc.en.startswith("--workload") else (f"--workload: {exc.en}", f"--workload：{exc.zh}")
+        raise WorkloadError(en, zh, field=exc.field or "workload") from None
     if not isinstance(data, dict):
         raise WorkloadError("--workload: the file must hold a mapping of workload fields",
                             "--workload：文件内容必须是字段映射", field="workload")

@@ -70,9 +70,11 @@ _TYPE_ERRORS: dict[str, tuple[str, str]] = {
 
 
 def shown(value: Any) -> str:
-    """A user value as it is echoed in a message: repr (control characters escaped), cut to MAX_SHOWN."""
-    text = repr(value)
-    return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN - 3]}... ({len(text)} chars)"
+    """A user value as it is echoed in a message: repr (control, bidi and zero-width characters escaped), cut to
+    MAX_SHOWN, built without materialising more than it shows (textsafe.brief)."""
+    from gpu_advisor.textsafe import brief
+
+    return brief(value, MAX_SHOWN)
 
 
 def _fmt(x: Any) -> str:
