@@ -90,7 +90,10 @@ def cmd_explain(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from gpu_advisor.catalog import check_override
     from gpu_advisor.server.app import serve
+
+    check_override()  # a broken $GPU_ADVISOR_CATALOG_OVERRIDE stops the server before it starts (file and key named)
 
     return serve(transport=args.transport, host=args.host, port=args.port, workers=args.workers)
 

@@ -32,6 +32,7 @@ MiB = 1024 * 1024
 MAX_WORKLOAD_BYTES = 4 * MiB    # a workload is a few hundred bytes; 4 MiB leaves room for long (refused) values
 MAX_OVERRIDE_BYTES = 16 * MiB   # a price refresh of every region and type is well under 1 MiB
 MAX_JSONL_LINE_BYTES = 1 * MiB  # one workload per line
+MAX_SKIPPED_PIECES = 64         # an over-long line is skipped up to 64 times its limit, then reading stops
 MAX_DEPTH = 32
 MAX_WORKLOAD_NODES = 20_000
 MAX_OVERRIDE_NODES = 2_000_000
@@ -122,10 +123,17 @@ def lines(stream: TextIO | BinaryIO, what: str, name: str, max_bytes: int = MAX_
         number += 1
         end = "\n" if isinstance(chunk, str) else b"\n"
         if len(chunk) > max_bytes and not chunk.endswith(end):
-            while chunk and not chunk.endswith(end):  # skip to the end of this line, a bounded piece at a time
-                chunk = source.readline(max_bytes + 1)
             yield number, InputError(f"{what}: {name}: line {number} is longer than the limit of {_size(max_bytes)}",
                                      f"{what}：{name}：第 {number} 行超过了 {_size(max_bytes)} 的长度上限", line=number)
+            for _ in range(MAX_SKIPPED_PIECES):  # skip to the end of this line, a bounded piece at a time
+                chunk = source.readline(max_bytes + 1)
+                if not chunk or chunk.endswith(end):
+                    break
+            else:  # no end of line in sight (/dev/zero): stop reading
+                yield number, InputError(
+                    f"{what}: {name}: line {number} has no end within {_size(max_bytes * MAX_SKIPPED_PIECES)}; stopped reading",
+                    f"{what}：{name}：第 {number} 行在 {_size(max_bytes * MAX_SKIPPED_PIECES)} 内没有结束；已停止读取", line=number)
+                return
             continue
         try:
             text = decode(chunk, what, name, number) if isinstance(chunk, bytes) else _checked_str(chunk, what, name)
