@@ -13,8 +13,15 @@ Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
 def catalog_rows(gpu: str | None = None, min_gpu_memory: float | None = None, rdma: bool | None = None,
                  region: str | None = None) -> list[dict[str, Any]]:
     """GPU instance types as plain rows (shared by the CLI and the MCP server)."""
-    from gpu_advisor.catalog import load_catalog
+    import math
 
+    from gpu_advisor.catalog import load_catalog
+    from gpu_advisor.errors import WorkloadError
+
+    if min_gpu_memory is not None and (isinstance(min_gpu_memory, bool) or not math.isfinite(min_gpu_memory)
+                                       or not 0 <= min_gpu_memory <= 10_000):
+        raise WorkloadError(f"min_gpu_memory: must be between 0 and 10000 GB (got {min_gpu_memory!r})",
+                            f"min_gpu_memory：取值范围为 0 到 10000 GB（收到 {min_gpu_memory!r}）", field="min_gpu_memory")
     cat = load_catalog()
     rows = []
     for t in cat.instance_types.values():
@@ -115,6 +122,17 @@ def add_refresh_parser(catalog_subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _gib(text: str) -> float:
+    """--min-gpu-memory: a finite number of GB from 0 to 10,000 (argparse reports the error: exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of GB, got {text[:40]!r}") from None
+    if not 0 <= value <= 10_000:  # NaN fails this too
+        raise argparse.ArgumentTypeError(f"must be between 0 and 10000 GB, got {text[:40]!r}")
+    return value
+
+
 def add_commands(sub: Any) -> dict[str, Handler]:
     handlers: dict[str, Handler] = {}
     from gpu_advisor.ask.args import add_ask_parser
@@ -123,7 +141,7 @@ def add_commands(sub: Any) -> dict[str, Handler]:
     handlers["ask"] = _run_ask
     cat = sub.add_parser("catalog", help="list GPU instance types from the dated catalog")
     cat.add_argument("--gpu", help="GPU id or name, e.g. A10, L20")
-    cat.add_argument("--min-gpu-memory", type=float, help="minimum GB per GPU")
+    cat.add_argument("--min-gpu-memory", type=_gib, help="minimum GB per GPU")
     cat.add_argument("--rdma", choices=["yes", "no"])
     cat.add_argument("--region", help="only types with a price in this region")
     cat.add_argument("--json", action="store_true")

@@ -39,6 +39,18 @@ def clean(text: Any, limit: int | None = LIMIT, *, newlines: bool = True) -> str
     return f"{text}…(+{more})" if more else text
 
 
+_FORMAT = re.compile("[\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\u3164\ufeff\ufff9-\ufffb]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def visible(text: str) -> str:
+    """Text as a reader sees it, for parsing and echoing a question: invisible format characters (zero-width,
+    bidi) removed, control characters (terminal escapes, C1, line separators) replaced by a space."""
+    if is_clean(text):
+        return text
+    return _CONTROL.sub(" ", _FORMAT.sub("", text))
+
+
 def is_clean(text: str, *, newlines: bool = True) -> bool:
     return (_UNSAFE if newlines else _UNSAFE_LINE).search(text) is None
 
@@ -66,7 +78,7 @@ def brief(value: Any, limit: int = 60) -> str:
             return put(repr(node))
         if isinstance(node, int):
             bits = node.bit_length()
-            return put(repr(node) if bits <= 256 else f"<integer of about {int(bits * 0.30103) + 1} digits>")
+            return put(repr(node) if bits <= 256 else f"<integer of about {int((bits - 1) * 0.30103) + 1} digits>")
         if isinstance(node, (list, tuple, dict)):
             if depth >= 6:
                 return put("[...]" if not isinstance(node, dict) else "{...}")

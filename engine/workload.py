@@ -14,6 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from gpu_advisor.textsafe import is_clean
+
 
 class Task(str, Enum):
     semantic_segmentation = "semantic_segmentation"
@@ -254,7 +256,7 @@ class Workload(BaseModel):
     @field_validator("model", "backbone", "gpu_preference")
     @classmethod
     def _printable(cls, value: str | None) -> str | None:
-        if value is not None and any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        if value is not None and not is_clean(value, newlines=False):  # C0/C1, bidi, zero-width (textsafe)
             raise ValueError("must not contain control characters")
         return value
 
