@@ -268,6 +268,11 @@ def load(text: str, name: str, *, max_bytes: int = MAX_WORKLOAD_BYTES, max_nodes
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or "syntax error"
         raise fail(mark, f"not valid YAML/JSON ({problem})", f"不是合法的 YAML/JSON（{problem}）") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, other controls)
+        line = text.count("\n", 0, max(0, exc.position)) + 1
+        code = f"U+{exc.character:04X}" if isinstance(exc.character, int) else repr(exc.character)[:12]
+        raise InputError(f"{name}: line {line}: character {code} is not allowed in YAML",
+                         f"{name}：第 {line} 行：YAML 中不允许字符 {code}", line=line) from None
     except yaml.YAMLError as exc:
         raise fail(None, f"not valid YAML/JSON ({type(exc).__name__})", "不是合法的 YAML/JSON") from None
     return result

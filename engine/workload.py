@@ -248,6 +248,16 @@ class Workload(BaseModel):
     def _no_nan(cls, value: float | None, info: Any) -> float | None:
         return _finite(value, info.field_name)
 
+    @field_validator("params_billion", "seq_len", "batch_size_per_gpu", "num_gpus", "lora_rank", "num_classes",
+                     "num_samples", "dataset_size_gb", "epochs", "data_loader_workers", "budget_per_hour", "budget_total",
+                     "deadline_hours", "expected_months_of_use", "input_size", mode="before")
+    @classmethod
+    def _not_bool(cls, value: Any) -> Any:
+        """true / false is not a number (pydantic would read true as 1): a YAML or JSON slip, refused."""
+        if isinstance(value, bool) or (isinstance(value, (list, tuple)) and any(isinstance(v, bool) for v in value)):
+            raise ValueError("must be a number, not true/false")
+        return value
+
     @field_validator("lora_targets")
     @classmethod
     def _lora_targets(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
