@@ -200,6 +200,14 @@ def _json_safe(node: Any) -> bool:
     return True
 
 
+def _depth(node: Any) -> int:
+    depth, level = 0, [node]
+    while level:
+        depth += 1
+        level = [v for n in level for v in (n.values() if isinstance(n, dict) else n if isinstance(n, list) else ())]
+    return depth
+
+
 def test_mcp_tools(mcp_server) -> None:
     import anyio
     from mcp import Client
@@ -208,7 +216,9 @@ def test_mcp_tools(mcp_server) -> None:
 
     async def go() -> None:
         async with Client(mcp_server) as client:
-            for row in filter(lambda r: _json_safe(r["input"]), ROWS):  # NaN rows: see test_http_server
+            # NaN rows: see test_http_server; rows nested deeper than the SDK client serialises (pydantic's maximum
+            # serialization depth, in the client's send_request) go as raw JSON in test_http_server only
+            for row in filter(lambda r: _json_safe(r["input"]) and _depth(r["input"]) < 240, ROWS):
                 for lang in LANGS:
                     for tool in ("recommend_gpu_config", "estimate_memory"):
                         result = await client.call_tool(tool, _payload(row, lang))
