@@ -133,6 +133,7 @@ class DurableEngine:
         self._core = durable_rules_engine
         self.rules = {r.id: r for r in rules if not r.deprecated}
         self._domains = fields_by_partition(list(self.rules.values()))
+        self._encoders = [corejson.encoder({"t": job_type(domain)}, names) for domain, names in self._domains.items()]
         self._name = f"gpu_advisor_{next(self._counter)}"
         self._lock = threading.Lock()
         self._asserts = {rid: tuple(dict.fromkeys(r.then.assert_)) for rid, r in self.rules.items()}
@@ -176,8 +177,7 @@ class DurableEngine:
 
     def _messages(self, sid: str, facts: dict[str, Any]) -> list[str]:
         """The job facts as JSON text in the form the core's parser reads (corejson: no ``9e-05``, no ``Infinity``)."""
-        return [corejson.message({"sid": sid, "t": job_type(domain), **{name: facts[name] for name in names}})
-                for domain, names in self._domains.items()]
+        return [encode(sid, facts) for encode in self._encoders]
 
     def evaluate(self, facts: dict[str, Any]) -> list[Firing]:
         check_facts(facts)
