@@ -33,6 +33,10 @@ CONSTANTS = sorted({float(v) for v in _VALUES if isinstance(v, (int, float)) and
 NEIGHBOURS = sorted({n for c in CONSTANTS for n in (c, math.nextafter(c, -math.inf), math.nextafter(c, math.inf))})
 FLOAT_NAMES = [n for n, (k, _) in FACT_FIELDS.items() if k is float]
 INT_NAMES = [n for n, (k, _) in FACT_FIELDS.items() if k is int]
+STR_NAMES = [n for n, (k, _) in FACT_FIELDS.items() if k is str]
+# strings the JSON text must carry intact: quotes, backslashes, escapes, controls, non-BMP, long (never empty: facts)
+TEXTS = st.one_of(st.text(min_size=1, max_size=40), st.sampled_from(['"', "\\", '\\"', "\\u0000", "\x00", "'", "中文",
+                                                                      "\U0001F600", "a" * 20_000, "}{", "],["]))
 
 # The float forms Python writes that a parser may not expect: one-digit mantissas with an exponent, the
 # extremes, signed zero, many digits.
@@ -63,11 +67,14 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
         facts[name] = draw(FLOATS)
     for name in draw(st.lists(st.sampled_from(INT_NAMES), max_size=4, unique=True)):
         facts[name] = draw(INTS)
+    for name in draw(st.lists(st.sampled_from(STR_NAMES), max_size=3, unique=True)):
+        facts[name] = draw(TEXTS)
     return facts
 
 
 def check(facts: dict[str, Any]) -> None:
-    numbers = {n: v for n, v in facts.items() if type(v) in (int, float)}
+    numbers = {n: v if type(v) is not str or len(v) < 60 else f"<{len(v)} chars>" for n, v in facts.items()
+               if type(v) in (int, float) or (type(v) is str and v not in STRINGS)}
     sys.stdout.write(repr(numbers) + "\n")
     sys.stdout.flush()
     got = [f.rule_id for f in DURABLE.evaluate(facts)]

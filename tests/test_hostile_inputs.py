@@ -221,9 +221,12 @@ def test_mcp_tools(mcp_server) -> None:
             for row in filter(lambda r: _json_safe(r["input"]) and _depth(r["input"]) < 240, ROWS):
                 for lang in LANGS:
                     for tool in ("recommend_gpu_config", "estimate_memory"):
+                        start = time.perf_counter()
                         result = await client.call_tool(tool, _payload(row, lang))
+                        seconds = time.perf_counter() - start
                         text = result.content[0].text if result.content else ""
                         try:
+                            assert seconds < MAX_SECONDS, f"{tool}: {seconds:.2f} s"
                             assert result.is_error, f"{tool} answered instead of refusing"
                             check_message(row, lang, text, f"mcp {tool}/{lang}")
                         except AssertionError as exc:
@@ -297,8 +300,11 @@ def test_http_server(http_url: str) -> None:
     failures: list[str] = []
     for row in ROWS:
         for lang in LANGS:
+            start = time.perf_counter()
             status, body = _post(http_url, _call("recommend_gpu_config", _payload(row, lang)))
             where = f"{row['id']} http/{lang}"
+            if time.perf_counter() - start >= MAX_SECONDS:
+                failures.append(f"{where}: {time.perf_counter() - start:.2f} s")
             if 400 <= status < 500:
                 continue  # refused by the transport (e.g. 413 for a 1 MB body, 400 for NaN in JSON)
             try:
