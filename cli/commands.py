@@ -58,7 +58,10 @@ def cmd_explain(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from gpu_advisor.kb.catalog_loader import check_override
     from gpu_advisor.server.app import serve
+
+    check_override()  # a broken $GPU_ADVISOR_CATALOG_OVERRIDE stops the server before it starts (file and key named)
 
     return serve(transport=args.transport, host=args.host, port=args.port, workers=args.workers)
 
@@ -85,6 +88,17 @@ def add_refresh_parser(catalog_subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _gib(text: str) -> float:
+    """--min-gpu-memory: a finite number of GB from 0 to 10,000 (argparse reports the error: exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of GB, got {text[:40]!r}") from None
+    if not 0 <= value <= 10_000:  # NaN fails this too
+        raise argparse.ArgumentTypeError(f"must be between 0 and 10000 GB, got {text[:40]!r}")
+    return value
+
+
 def add_commands(sub: Any) -> dict[str, Handler]:
     handlers: dict[str, Handler] = {}
     from gpu_advisor.cli.ask_args import add_ask_parser
@@ -93,7 +107,7 @@ def add_commands(sub: Any) -> dict[str, Handler]:
     handlers["ask"] = _run_ask
     cat = sub.add_parser("catalog", help="list GPU instance types from the dated catalog")
     cat.add_argument("--gpu", help="GPU id or name, e.g. A10, L20")
-    cat.add_argument("--min-gpu-memory", type=float, help="minimum GB per GPU")
+    cat.add_argument("--min-gpu-memory", type=_gib, help="minimum GB per GPU")
     cat.add_argument("--rdma", choices=["yes", "no"])
     cat.add_argument("--region", help="only types with a price in this region")
     cat.add_argument("--json", action="store_true")

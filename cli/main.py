@@ -51,19 +51,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_file(path: str, stdin: TextIO) -> dict[str, Any]:
-    from gpu_advisor.util import yamlio
+    """The workload file (``-``: stdin): bounded, UTF-8, strict YAML/JSON (gpu_advisor.util.userdata)."""
+    from gpu_advisor.util import userdata
     from gpu_advisor.errors import WorkloadError
 
     try:
-        text = stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except OSError as exc:
-        raise WorkloadError(f"--workload: cannot read {path}: {exc.strerror}",
-                            f"--workload：无法读取 {path}：{exc.strerror}", field="workload") from None
-    try:
-        data = yamlio.safe_load(text) if text.strip() else {}  # libyaml when present: 1 MB in ms, not seconds
-    except yamlio.YAMLError as exc:
-        raise WorkloadError(f"--workload: {path} is not valid YAML/JSON ({exc.__class__.__name__})",
-                            f"--workload：{path} 不是合法的 YAML/JSON", field="workload") from None
+        text = userdata.read_text(path, "--workload", userdata.MAX_WORKLOAD_BYTES, stdin)
+        data = userdata.load(text, "stdin" if path == "-" else path) if text.strip() else {}
+    except userdata.InputError as exc:
+        en, zh = (exc.en, exc.zh) if exc.en.startswith("--workload") else (f"--workload: {exc.en}", f"--workload：{exc.zh}")
+        raise WorkloadError(en, zh, field=exc.field or "workload") from None
     if not isinstance(data, dict):
         raise WorkloadError("--workload: the file must hold a mapping of workload fields",
                             "--workload：文件内容必须是字段映射", field="workload")
@@ -109,17 +106,40 @@ def cmd_recommend(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> in
 
 
 def cmd_estimate(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    from gpu_advisor.memory import estimate_dict, estimate_jsonl
+    from gpu_advisor.memory import estimate_dict
 
     lang = _lang(args)
     if args.jsonl:
-        lines = stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
-        for line in estimate_jsonl(lines, lang):
-            stdout.write(line + "\n")
-        return EXIT_OK
+        return _estimate_jsonl(args.jsonl, lang, stdin, stdout)
     result = estimate_dict(workload_dict(args, stdin), lang)
     stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     return EXIT_BAD_INPUT if "error" in result else EXIT_OK
+
+
+def _estimate_jsonl(path: str, lang: str, stdin: TextIO, stdout: TextIO) -> int:
+    """`estimate --jsonl`: line by line, each line bounded and failing alone; a file that cannot be opened is exit 2."""
+    from gpu_advisor.util import userdata
+    from gpu_advisor.errors import WorkloadError
+    from gpu_advisor.memory.api import estimate_numbered_lines
+
+    name = "stdin" if path == "-" else path
+    try:
+        stream = stdin if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise WorkloadError(f"--jsonl: cannot read {name}: {reason}", f"--jsonl：无法读取 {name}：{reason}",
+                            field="jsonl") from None
+    try:
+        for line in estimate_numbered_lines(userdata.lines(stream, "--jsonl", name), lang):
+            stdout.write(line + "\n")
+    except OSError as exc:  # a directory opens but cannot be read
+        reason = exc.strerror or type(exc).__name__
+        raise WorkloadError(f"--jsonl: cannot read {name}: {reason}", f"--jsonl：无法读取 {name}：{reason}",
+                            field="jsonl") from None
+    finally:
+        if stream is not stdin:
+            stream.close()
+    return EXIT_OK
 
 
 def _add_commands(sub: Any, command: str | None = None) -> dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]:
@@ -157,17 +177,18 @@ def build_parser(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser
 
 def _fail(exc: BaseException, lang: str, stderr: TextIO) -> int:
     from gpu_advisor.errors import AdvisorError, KnowledgeError
+    from gpu_advisor.util.textsafe import clean
 
     if isinstance(exc, KnowledgeError):
-        stderr.write(f"gpu-advisor: {exc.message(lang)}\n")
-        return EXIT_FAILURE
+        stderr.write(f"gpu-advisor: {clean(exc.message(lang), 2000)}\n")
+        return EXIT_BAD_INPUT if getattr(exc, "user_input", False) else EXIT_FAILURE
     if isinstance(exc, AdvisorError):
-        stderr.write(f"gpu-advisor: {exc.message(lang)}\n")
+        stderr.write(f"gpu-advisor: {clean(exc.message(lang), 2000)}\n")
         if exc.suggestions:
             label = "你是不是指" if lang == "zh" else "did you mean"
-            stderr.write(f"  {label}: {', '.join(exc.suggestions)}\n")
+            stderr.write(f"  {label}: {clean(', '.join(exc.suggestions), 400)}\n")
         return EXIT_BAD_INPUT if exc.code in ("invalid_workload", "unknown_model") else EXIT_FAILURE
-    stderr.write(f"gpu-advisor: {type(exc).__name__}: {exc}\n{REPORT_HINT[lang]}\n")
+    stderr.write(f"gpu-advisor: {type(exc).__name__}: {clean(str(exc), 400)}\n{REPORT_HINT[lang]}\n")
     return EXIT_FAILURE
 
 

@@ -70,9 +70,11 @@ _TYPE_ERRORS: dict[str, tuple[str, str]] = {
 
 
 def shown(value: Any) -> str:
-    """A user value as it is echoed in a message: repr (control characters escaped), cut to MAX_SHOWN."""
-    text = repr(value)
-    return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN - 3]}... ({len(text)} chars)"
+    """A user value as it is echoed in a message: repr (control, bidi and zero-width characters escaped), cut to
+    MAX_SHOWN, built without materialising more than it shows (textsafe.brief)."""
+    from gpu_advisor.util.textsafe import brief
+
+    return brief(value, MAX_SHOWN)
 
 
 def _fmt(x: Any) -> str:
@@ -138,6 +140,7 @@ _VALIDATOR_ZH: dict[str, tuple[str, str]] = {
     "region must be": ("region", "必须是 'mainland'（中国内地）、'international'（海外）或地域 ID，如 'cn-hangzhou'"),
     "pytorch_version must look like": ("pytorch_version", "格式应为主版本.次版本，如 '1.8' 或 '2.4'"),
     "must not contain control characters": ("model", "不能包含控制字符"),
+    "must be a number, not true/false": ("workload", "必须是数字，不能是 true/false"),
     "lora_rank is set but finetune_method is 'full'": (
         "lora_rank", "设置了 lora_rank，但 finetune_method 为 'full'：请改用 lora 或 qlora，或去掉 lora_rank"),
     "lora_targets is set but finetune_method is 'full'": (

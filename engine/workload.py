@@ -14,6 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from gpu_advisor.util.textsafe import is_clean
+
 
 class Task(str, Enum):
     semantic_segmentation = "semantic_segmentation"
@@ -101,6 +103,9 @@ PYTORCH_VERSION_PATTERN = re.compile(r"^[12]\.[0-9]{1,2}$")
 MAX_SIDE_PX = 16384
 MAX_SEQ_LEN = 1_048_576
 MAX_GPUS = 4096
+# Lower bounds of the float fields are physical minimums too: a model of 10^-5 billion parameters (10,000), a
+# 1 kB dataset or 20 seconds of use is an input error, not a job (issue 21).
+MIN_PARAMS_BILLION = 0.001  # one million parameters: the smallest networks the memory model is meant for
 
 # LoRA target modules: canonical names (one block's linear layers + lm_head) and the names PEFT, torchtune,
 # litgpt and LLaMA-Factory configs use for them. Group names expand to several layers.
@@ -159,7 +164,7 @@ class Workload(BaseModel):
         "'Mask R-CNN', 'Llama 3.1 8B', 'BERT-base'. Default: a typical model for the task.")
     backbone: Annotated[str, Field(min_length=1, max_length=120)] | None = Field(
         None, description="Backbone, e.g. 'R-50-D8', 'Swin-L', 'MiT-B5', 'ResNet-101'. Default: the model's usual one.")
-    params_billion: Annotated[float, Field(gt=0, le=2000)] | None = Field(
+    params_billion: Annotated[float, Field(ge=MIN_PARAMS_BILLION, le=2000)] | None = Field(
         None, description="Parameter count in billions, for a model the knowledge base does not know "
         "(e.g. 7 for a 7B LLM, 0.044 for a 44M CNN).")
     input_size: tuple[Annotated[int, Field(ge=16, le=MAX_SIDE_PX)], Annotated[int, Field(ge=16, le=MAX_SIDE_PX)]] | None = Field(
@@ -205,19 +210,19 @@ class Workload(BaseModel):
     pytorch_version: Annotated[str, Field(max_length=8)] | None = Field(None, description="PyTorch major.minor, e.g. '1.8' or '2.4'. Memory differs between 1.x and 2.x. Default: 2.4.")
     num_classes: Annotated[int, Field(ge=1, le=100_000)] | None = Field(None, description="Number of classes (segmentation / detection / classification). Default: the dataset's usual one (19 Cityscapes, 150 ADE20K, 80 COCO, 1000 ImageNet).")
     num_samples: Annotated[int, Field(ge=1, le=10_000_000_000)] | None = Field(None, description="Training samples (images, or sequences of seq_len tokens for language models). Default: from dataset_size_gb when given (the task's reference dataset's bytes per image, or about 4 bytes of text per token), else the task's reference dataset; both stated as assumptions.")
-    dataset_size_gb: Annotated[float, Field(gt=0, le=10_000_000)] | None = Field(None, description="Dataset size on disk in GB: sizes storage, and gives the sample count when num_samples is not given. Default: unknown.")
-    epochs: Annotated[float, Field(gt=0, le=100_000)] | None = Field(None, description="Passes over the data. Default: depends on the task.")
+    dataset_size_gb: Annotated[float, Field(ge=0.001, le=10_000_000)] | None = Field(None, description="Dataset size on disk in GB: sizes storage, and gives the sample count when num_samples is not given. Default: unknown.")
+    epochs: Annotated[float, Field(ge=0.001, le=100_000)] | None = Field(None, description="Passes over the data. Default: depends on the task.")
     data_loader_workers: Annotated[int, Field(ge=0, le=256)] | None = Field(None, description="DataLoader worker processes per GPU. Default: 4 (8 with heavy augmentation).")
     augmentation: Augmentation | None = Field(None, description="Data augmentation cost: light (flip, crop) or heavy (photometric, mosaic, multi-scale). Default: light.")
     gpu_preference: Annotated[str, Field(min_length=1, max_length=40)] | None = Field(
         None, description="A GPU you would like to use, e.g. 'A10', 'L20', 'V100 32GB', 'T4': the advisor checks "
         "whether it holds the job, with which mitigations, and says so. Default: none (the advisor chooses).")
     region: Annotated[str, Field(max_length=32)] | None = Field(None, description="Where to run: 'mainland' (Chinese mainland), 'international', or a region id like 'cn-hangzhou', 'ap-southeast-1'. Default: cn-hangzhou.")
-    budget_per_hour: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(None, description="Highest acceptable pay-as-you-go price per hour, in CNY. Default: no cap.")
-    budget_total: Annotated[float, Field(gt=0, le=1_000_000_000)] | None = Field(None, description="Highest acceptable total cost of the job, in CNY. Default: no cap.")
-    deadline_hours: Annotated[float, Field(gt=0, le=100_000)] | None = Field(None, description="Wall-clock hours by which the job must finish. Default: none.")
+    budget_per_hour: Annotated[float, Field(ge=0.01, le=1_000_000)] | None = Field(None, description="Highest acceptable pay-as-you-go price per hour, in CNY. Default: no cap.")
+    budget_total: Annotated[float, Field(ge=0.01, le=1_000_000_000)] | None = Field(None, description="Highest acceptable total cost of the job, in CNY. Default: no cap.")
+    deadline_hours: Annotated[float, Field(ge=0.01, le=100_000)] | None = Field(None, description="Wall-clock hours by which the job must finish. Default: none.")
     interruptible: bool | None = Field(None, description="Can the job checkpoint and restart after an interruption (needed for spot instances)? Default: no.")
-    expected_months_of_use: Annotated[float, Field(gt=0, le=120)] | None = Field(None, description="How many months you expect to keep using this capacity (for savings plans / subscription). Default: under 1.")
+    expected_months_of_use: Annotated[float, Field(ge=0.01, le=120)] | None = Field(None, description="How many months you expect to keep using this capacity (for savings plans / subscription). Default: under 1.")
     lang: Lang = Field(Lang.zh, description="Answer language: zh (Chinese) or en (English).")
 
     @field_validator("region")
@@ -243,6 +248,16 @@ class Workload(BaseModel):
     def _no_nan(cls, value: float | None, info: Any) -> float | None:
         return _finite(value, info.field_name)
 
+    @field_validator("params_billion", "seq_len", "batch_size_per_gpu", "num_gpus", "lora_rank", "num_classes",
+                     "num_samples", "dataset_size_gb", "epochs", "data_loader_workers", "budget_per_hour", "budget_total",
+                     "deadline_hours", "expected_months_of_use", "input_size", mode="before")
+    @classmethod
+    def _not_bool(cls, value: Any) -> Any:
+        """true / false is not a number (pydantic would read true as 1): a YAML or JSON slip, refused."""
+        if isinstance(value, bool) or (isinstance(value, (list, tuple)) and any(isinstance(v, bool) for v in value)):
+            raise ValueError("must be a number, not true/false")
+        return value
+
     @field_validator("lora_targets")
     @classmethod
     def _lora_targets(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -251,7 +266,7 @@ class Workload(BaseModel):
     @field_validator("model", "backbone", "gpu_preference")
     @classmethod
     def _printable(cls, value: str | None) -> str | None:
-        if value is not None and any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        if value is not None and not is_clean(value, newlines=False):  # C0/C1, bidi, zero-width (textsafe)
             raise ValueError("must not contain control characters")
         return value
 

@@ -79,8 +79,10 @@ def estimate_memory(workload: Workload, lang: str) -> tuple[BaseModel, str]:
              f"| {'组成' if zh else 'Component'} | GiB |", "|---|---:|"]
     lines += [f"| {k} | {v:.2f} |" for k, v in answer.breakdown.items()]
     lines += ["", answer.formula]
-    lines += [f"- {'假设' if zh else 'Assumed'}: {n.text}" for n in answer.assumptions]
-    lines += [f"- {'注意' if zh else 'Warning'}: {n.text}" for n in answer.warnings]
+    from gpu_advisor.answer.render import md_escape  # notes quote user-given names: Markdown / HTML made inert
+
+    lines += [f"- {'假设' if zh else 'Assumed'}: {md_escape(n.text)}" for n in answer.assumptions]
+    lines += [f"- {'注意' if zh else 'Warning'}: {md_escape(n.text)}" for n in answer.warnings]
     return answer, "\n".join(lines)
 
 

@@ -53,7 +53,7 @@ def test_validation_messages_name_field_and_range() -> None:
 def test_validation_reads_bounds_from_the_model() -> None:
     assert bounds("num_gpus") == (1, 4096)
     assert bounds("seq_len") == (1, 1_048_576)
-    assert bounds("params_billion") == (0, 2000)
+    assert bounds("params_billion") == (0.001, 2000)  # a physical minimum (issue 21)
     with pytest.raises(WorkloadError) as info:
         workload_from_dict({"task": "llm_finetune", "params_billion": 5000})
     assert "2000" in info.value.message("en") and "2000" in info.value.message("zh")

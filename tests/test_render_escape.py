@@ -6,13 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_advisor.answer.render import _LINE_START, _MD_SPECIAL, _PLAIN, md_escape
+from gpu_advisor.util.textsafe import visible
 
-ALPHABET = st.sampled_from(list("ab9 .-_#>+\\`*[]|&<>\n\t\r\x00\x01\x0b\x1f中文"))
+ALPHABET = st.sampled_from(list("ab9 .-_#>+\\`*[]|&<>\n\t\r\x00\x01\x0b\x1f\x7f\x85\u202e\u200b中文"))
 
 
 def _full(value: object) -> str:
-    """The escaping without the shortcut."""
-    return _LINE_START.sub(r"\1\2\\\3", _MD_SPECIAL.sub(r"\\\1", str(value).translate(_PLAIN)))
+    """The escaping without the shortcut (hidden characters first: textsafe.visible)."""
+    return _LINE_START.sub(r"\1\2\\\3", _MD_SPECIAL.sub(r"\\\1", visible(str(value)).translate(_PLAIN)))
 
 
 @settings(max_examples=1500, deadline=None)
@@ -25,7 +26,7 @@ def test_md_escape_equals_the_full_escaping(text: str) -> None:
 @given(st.text(ALPHABET, max_size=24))
 def test_no_markup_survives(text: str) -> None:
     out = md_escape(text)
-    assert not re.search(r"[<>\x00-\x08\x0b-\x1f]", out)
+    assert not re.search(r"[<>\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u200b]", out)
     assert not re.search(r"(?<!\\)[`*\[\]|]", out.replace("\\\\", ""))
 
 

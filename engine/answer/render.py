@@ -15,6 +15,7 @@ import jinja2
 
 from gpu_advisor.util.i18n import Text, messages
 from gpu_advisor.util.numfmt import money, num, purchase_total, span
+from gpu_advisor.util.textsafe import visible
 
 if TYPE_CHECKING:
     from gpu_advisor.answer.recommendation import Recommendation
@@ -40,6 +41,7 @@ def md_escape(value: Any) -> str:
 
 
 def _md_escape(text: str) -> str:
+    text = visible(text)  # C1 controls, bidi and zero-width characters: removed or a space (textsafe)
     if _NEEDS_ESCAPE.search(text) is None:
         return text
     text = _MD_SPECIAL.sub(r"\\\1", text.translate(_PLAIN))

@@ -6,10 +6,11 @@ design (money before plain numbers, GPU counts before image counts, "4k tokens" 
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Callable
 
-from gpu_advisor.ask.lexicon import MULT, NUM, load_lexicon, to_number
+from gpu_advisor.ask.lexicon import MULT, MULTIPLIERS, NUM, load_lexicon, to_number
 from gpu_advisor.ask.parsed import Scanner
 
 N = rf"(?<![\w.])(?P<num>{NUM})"            # a number that does not continue a word ("a100" is not 100)
@@ -38,7 +39,15 @@ def _num(m: re.Match[str]) -> float | None:
 
 def _int(m: re.Match[str]) -> int | None:
     value = _num(m)
-    return None if value is None else int(round(value))
+    if value is None:
+        return None
+    if math.isfinite(value):
+        return int(round(value))
+    # more digits than a float holds (a 400-digit GPU count): the exact integer, which validation then refuses
+    # with the field named, instead of OverflowError (issue 21)
+    digits = re.sub(r"\D", "", m.group("num") or "")
+    mult = MULTIPLIERS.get((m.groupdict().get("mult") or "").lower(), 1.0)
+    return (int(digits) if 0 < len(digits) <= 4000 else 10**4000) * int(mult)
 
 
 def _gpus_pattern() -> str:
@@ -136,7 +145,8 @@ def request_rate(s: Scanner, m: re.Match[str]) -> None:
 def seq_len(s: Scanner, m: re.Match[str]) -> None:
     value = _num(m)
     if value:
-        s.set("seq_len", int(value * (1024 if m.groupdict().get("k") else 1)), m)
+        count = int(value * (1024 if m.groupdict().get("k") else 1)) if math.isfinite(value) else _int(m)
+        s.set("seq_len", count, m)
 
 
 def resolution_pair(s: Scanner, m: re.Match[str]) -> None:

@@ -17,6 +17,7 @@ from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, ParsedQuestion, Scanner, Understood
 from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.util.i18n import Text
+from gpu_advisor.util.textsafe import visible
 from gpu_advisor.workload import Workload
 
 MAX_QUESTION_CHARS = 4000
@@ -75,6 +76,7 @@ def parse_question(text: str) -> ParsedQuestion:
     if len(text) > MAX_QUESTION_CHARS:
         raise WorkloadError(f"The question is longer than {MAX_QUESTION_CHARS} characters; shorten it.",
                             f"问题超过 {MAX_QUESTION_CHARS} 个字符，请精简。", field="question")
+    text = visible(text)  # no terminal escapes, bidi or zero-width characters in what is parsed and echoed
     lang = detect_lang(text)
     s = Scanner(text)
     implied = run_keywords(s)

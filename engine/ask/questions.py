@@ -139,16 +139,22 @@ def _plain(field: str, text: str) -> Any:
     """A bare value for the field's type: '768' -> (768, 768) for input_size, 'yes' -> True, a name for model."""
     low = text.lower()
     number = re.fullmatch(r"\d+(?:\.\d+)?", text)
+    if number and len(text) > 300:  # more digits than a float holds: an integer the range check refuses, not inf
+        text = text.split(".")[0][:4000]
     if field == "input_size" and number:
-        return (int(float(text)), int(float(text)))
+        return (_whole(text), _whole(text))
     if field == "interruptible":
         return True if low in YES else False if low in NO else None
     if field in ("model", "backbone"):
         return text
     if number:
         annotation = str(Workload.model_fields[field].annotation)
-        return int(float(text)) if "int" in annotation and "float" not in annotation else float(text)
+        return _whole(text) if "int" in annotation and "float" not in annotation else float(text)
     return None
+
+
+def _whole(text: str) -> int:
+    return int(text) if text.isdigit() else int(float(text))
 
 
 def _check(field: str, value: Any) -> None:

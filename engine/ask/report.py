@@ -68,11 +68,15 @@ def value_of(obj: Any, name: str, default: Any = None) -> Any:
 
 def render_markdown(parsed: ParsedQuestion, rec: Any, lang: str) -> str:
     """The question, what was understood (a Markdown table), then the advisor's own Markdown."""
-    lines = [f"> {parsed.text}", "", f"**{ui('understood', lang)}**", "",
+    from gpu_advisor.answer.render import md_escape
+
+    # the user's words are escaped (Markdown and HTML inert: `<img onerror=...>` stays text) and kept on one line
+    lines = [f"> {md_escape(' '.join(parsed.text.split()))}", "", f"**{ui('understood', lang)}**", "",
              f"| {ui('field', lang)} | {ui('value', lang)} | {ui('from', lang)} |", "|---|---|---|"]
     for u in parsed.understood:
-        cells = [field_label(u.field, lang), fmt_value(u.value, lang), u.matched]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        cells = [field_label(u.field, lang).replace("|", "\\|"), md_escape(fmt_value(u.value, lang)),
+                 md_escape(" ".join(u.matched.split()))]
+        lines.append("| " + " | ".join(cells) + " |")
     lines += [f"- {ui('assumed', lang)}: {field_label(a.field, lang)} = {fmt_value(a.value, lang)} — {a.reason.get(lang)}"
               for a in parsed.assumed]
     lines += [f"- {ui('notes', lang)}: {h.text.get(lang)}" for h in parsed.hints]

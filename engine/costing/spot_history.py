@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpu_advisor.util import yamlio
 
-
 class SpotObservation(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     type: str
@@ -44,9 +43,13 @@ def sidecar_path(override: str | Path) -> Path:
 
 @lru_cache(maxsize=8)
 def _load(path: str, mtime: float) -> SpotHistory | None:
-    try:
-        return SpotHistory.model_validate(yamlio.safe_load(Path(path).read_text(encoding="utf-8")))
-    except (OSError, yamlio.YAMLError, ValidationError):
+    from gpu_advisor.util import userdata
+
+    try:  # the user's file: bounded, UTF-8, strict YAML (an alias bomb or bad bytes is "no history", not a crash)
+        text = userdata.read_text(path, "spot history", userdata.MAX_OVERRIDE_BYTES)
+        return SpotHistory.model_validate(userdata.load(text, path, max_bytes=userdata.MAX_OVERRIDE_BYTES,
+                                                        max_nodes=userdata.MAX_OVERRIDE_NODES))
+    except (userdata.InputError, ValidationError):
         return None
 
 

@@ -50,8 +50,8 @@ class Sourced(BaseModel):
     @field_validator("as_of")
     @classmethod
     def _as_of_format(cls, value: str | None) -> str | None:
-        if value is not None and not _AS_OF.fullmatch(value):
-            raise ValueError("as_of must be YYYY, YYYY-MM or YYYY-MM-DD (quoted) or null")
+        if value is not None and (not _AS_OF.fullmatch(value) or not real_date(value)):
+            raise ValueError("as_of must be a real date YYYY, YYYY-MM or YYYY-MM-DD (quoted) or null")
         return value
 
 
@@ -189,16 +189,73 @@ class InstanceType(Sourced):
         return self.rdma != "none"
 
 
+CATALOG_CURRENCY = "CNY"  # every shipped price; budgets are in it too
+MAX_PRICE_PER_HOUR = 100_000.0  # per instance-hour, any currency: far above any GPU instance, far below overflow
+
+
+def _not_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true/false")
+    return value
+
+
+class Conversion(BaseModel):
+    """A stated, dated exchange rate that lets a price in another currency be compared with the catalog's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    rate: float = Field(gt=0, le=1_000_000, allow_inf_nan=False,
+                        description=f"{CATALOG_CURRENCY} per one unit of the price's currency")
+    as_of: str
+    source: str = Field(min_length=1)
+
+    _rate_number = field_validator("rate", mode="before")(_not_bool)
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_format(cls, value: str) -> str:
+        if not _AS_OF.fullmatch(value) or not real_date(value):
+            raise ValueError("as_of must be a real date YYYY-MM-DD (quoted)")
+        return value
+
+
 class Price(Sourced):
     type: str
     region: str = Field(pattern=r"^[a-z]{2}-[a-z0-9-]+$")
     billing: str
-    price_per_hour: float = _pos()
-    currency: str
+    price_per_hour: float = Field(gt=0, le=MAX_PRICE_PER_HOUR, allow_inf_nan=False)
+    currency: str = Field(pattern=r"^[A-Z]{3}$")
     currency_basis: str | None = None
+    conversion: Conversion | None = None
     confidence: str | None = None
     type_not_in_catalog_note: str | None = None
     origin: Literal["catalog", "override"] = "catalog"
+
+    _price_number = field_validator("price_per_hour", mode="before")(_not_bool)
+
+    def in_catalog_currency(self) -> "Price | None":
+        """This price in CATALOG_CURRENCY: itself, converted at its stated rate, or None (kept apart: a price in
+        another currency without a rate is never compared with the catalog's)."""
+        if self.currency == CATALOG_CURRENCY:
+            return self
+        if self.conversion is None:
+            return None
+        c = self.conversion
+        basis = (f"converted from {self.price_per_hour:g} {self.currency}/h at {c.rate:g} {CATALOG_CURRENCY}/"
+                 f"{self.currency} (rate as of {c.as_of}, {c.source})")
+        return self.model_copy(update={"price_per_hour": round(self.price_per_hour * c.rate, 6),
+                                       "currency": CATALOG_CURRENCY, "currency_basis": basis})
+
+
+def real_date(value: str) -> bool:
+    """Whether YYYY / YYYY-MM / YYYY-MM-DD names a real calendar date (no month 13, no 31 June)."""
+    import datetime
+
+    parts = [int(p) for p in value.split("-")]
+    try:
+        datetime.date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+    except ValueError:
+        return False
+    return parts[0] >= 1990
 
 
 class CostLeverFact(Sourced):
@@ -308,7 +365,17 @@ class Catalog(DerivedCache, BaseModel):
     _derived: dict[Any, Any] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, __context: Any) -> None:
-        self._price_index.update({(p.type, p.region): p for p in self.prices})
+        # only prices in the catalog's currency (or converted at a stated rate) are looked up and compared; others
+        # stay in ``prices``, kept apart (prices_for lists them with their currency)
+        # (an override beats the shipped snapshot; of two from the same origin, one in the catalog's currency wins)
+        rank: dict[tuple[str, str], tuple[bool, bool]] = {}
+        for p in self.prices:
+            # an override price in another currency without a rate is compared only within its region, where the
+            # loader keeps one currency (catalog_loader._keep_one_currency_per_region); budgets are checked in CNY only
+            comparable = p.in_catalog_currency() or (p if p.origin == "override" else None)
+            key, priority = (p.type, p.region), (p.origin == "override", p.currency == CATALOG_CURRENCY)
+            if comparable is not None and (key not in rank or priority >= rank[key]):
+                self._price_index[key], rank[key] = comparable, priority
 
 
     # -- instance types ------------------------------------------------------------------------------------
@@ -409,4 +476,4 @@ class Catalog(DerivedCache, BaseModel):
 __all__ = ["GPU", "DenseTflops", "Family", "FamilyNotFound", "InstanceType", "Price", "CostLeverFact",
            "StorageEntry", "EssdLevel", "Platform", "CpuFamily", "CpuInstanceType", "CpuRatioRules", "CatalogMeta", "Catalog",
            "Sourced", "SourcedNote", "is_mainland",
-           "normalise_type_name", "OVERRIDE_ENV"]
+           "normalise_type_name", "OVERRIDE_ENV", "CATALOG_CURRENCY", "Conversion", "real_date"]

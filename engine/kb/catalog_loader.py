@@ -14,9 +14,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from gpu_advisor.util import yamlio
+from gpu_advisor.util import userdata, yamlio
 from gpu_advisor.kb.catalog import (
-    _FORBIDDEN_GPU_LABELS, GPU, OVERRIDE_ENV, Catalog, CatalogMeta, CostLeverFact, CpuFamily, CpuInstanceType, CpuRatioRules,
+    _FORBIDDEN_GPU_LABELS, CATALOG_CURRENCY, GPU, OVERRIDE_ENV, Catalog, CatalogMeta, CostLeverFact, CpuFamily,
+    CpuInstanceType, CpuRatioRules,
     EssdLevel, Family, FamilyNotFound, InstanceType, Platform, Price, StorageEntry, normalise_type_name,
 )
 from gpu_advisor.errors import KnowledgeError
@@ -43,6 +44,40 @@ def _read(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise _fail(path, "(file)", "(top level)", "the file must hold a mapping")
     return data
+
+
+def _read_override(path: Path) -> dict[str, Any]:
+    """The override file: user input, so bounded (userdata.MAX_OVERRIDE_BYTES), UTF-8 and strict YAML (no aliases,
+    duplicate keys or YAML 1.1 implicit types); errors name the file and line."""
+    try:
+        text = userdata.read_text(str(path), "catalog override", userdata.MAX_OVERRIDE_BYTES)
+        data = userdata.load(text, str(path), max_bytes=userdata.MAX_OVERRIDE_BYTES,
+                             max_nodes=userdata.MAX_OVERRIDE_NODES)
+    except userdata.InputError as exc:
+        raise KnowledgeError(exc.en, exc.zh, field=exc.field or str(path)) from None
+    if not isinstance(data, dict):
+        raise _fail(path, "(file)", "(top level)", "the file must hold a mapping")
+    return data
+
+
+def _not_in_future(path: Path, entry: str, key: str, value: Any) -> None:
+    """An override's dates are when someone saw the value: never after today (UTC, a day's slack for time zones)."""
+    import datetime
+
+    if not isinstance(value, str):
+        return
+    parts = [int(p) for p in value.split("-")]
+    first = datetime.date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+    if first > datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=1):
+        raise _fail(path, entry, key, f"date {value} is in the future")
+
+
+def _check_override_price(path: Path, entry: str, price: Price) -> None:
+    _not_in_future(path, entry, "as_of", price.as_of)
+    if price.conversion is not None:
+        _not_in_future(path, entry, "conversion.as_of", price.conversion.as_of)
+        if price.currency == CATALOG_CURRENCY:
+            raise _fail(path, entry, "conversion", f"is set but the price is already in {CATALOG_CURRENCY}")
 
 
 def _entries(data: dict[str, Any], path: Path, key: str) -> list[dict[str, Any]]:
@@ -131,21 +166,26 @@ def _check_types(types: dict[str, InstanceType], path: Path, gpus: dict[str, GPU
             raise _fail(path, t.type, "gpu_count", "may be null only for a vGPU slice (vgpu: true)")
 
 
-def _prices(path: Path, data: dict[str, Any], origin: str) -> dict[tuple[str, str], Price]:
-    out: dict[tuple[str, str], Price] = {}
+def _prices(path: Path, data: dict[str, Any], origin: str) -> dict[tuple[str, str, str], Price]:
+    out: dict[tuple[str, str, str], Price] = {}
     for i, raw in enumerate(_entries(data, path, "prices"), 1):
         entry = f"{raw.get('type', f'#{i}')} @ {raw.get('region', '?')}"
         price = _build(Price, {**raw, "origin": origin}, path, entry)
         _check_type_name(price.type, path, entry)
-        if (price.type, price.region) in out:
-            raise _fail(path, entry, "region", "duplicate price for this type and region")
-        out[(price.type, price.region)] = price
+        if origin == "override":
+            _check_override_price(path, entry, price)
+        elif price.currency != CATALOG_CURRENCY:
+            raise _fail(path, entry, "currency", f"shipped prices are in {CATALOG_CURRENCY}")
+        # keyed by currency too: a price in another currency never replaces one in the catalog's (kept apart)
+        if (price.type, price.region, price.currency) in out:
+            raise _fail(path, entry, "region", "duplicate price for this type, region and currency")
+        out[(price.type, price.region, price.currency)] = price
     return out
 
 
-def _apply_override(path: Path, types: dict[str, InstanceType], prices: dict[tuple[str, str], Price],
+def _apply_override(path: Path, types: dict[str, InstanceType], prices: dict[tuple[str, str, str], Price],
                     gpus: dict[str, GPU]) -> None:
-    data = _read(path)
+    data = _read_override(path)
     unknown = sorted(set(data) - set(OVERRIDE_KEYS))
     if unknown or not data:
         raise _fail(path, "(file)", unknown[0] if unknown else "(top level)",
@@ -153,6 +193,8 @@ def _apply_override(path: Path, types: dict[str, InstanceType], prices: dict[tup
     if "instance_types" in data:
         added = _keyed(InstanceType, path, data, "instance_types", "type", {"origin": "override"})
         _check_types(added, path, gpus, None)
+        for t in added.values():
+            _not_in_future(path, t.type, "as_of", t.as_of)
         types.update(added)
     if "prices" in data:
         fresh = _prices(path, data, "override")
@@ -163,25 +205,31 @@ def _apply_override(path: Path, types: dict[str, InstanceType], prices: dict[tup
 
         for i, raw in enumerate(_entries(data, path, "spot_price_history"), 1):
             _build(SpotObservation, raw, path, f"{raw.get('type', f'#{i}')} @ {raw.get('region', '?')} (spot)")
-    for (name, region), price in prices.items():
+    for (name, region, _), price in prices.items():
         if price.origin == "override" and name not in types and not price.type_not_in_catalog_note:
             raise _fail(path, f"{name} @ {region}", "type", "unknown instance type; add it under "
                         "instance_types or set type_not_in_catalog_note")
 
 
-def _keep_one_currency_per_region(path: Path, fresh: dict[tuple[str, str], Price],
-                                  prices: dict[tuple[str, str], Price]) -> None:
-    """A comparison never mixes currencies: one currency per region in the override file, and the shipped prices of
-    a region that the override prices in another currency are set aside (those types then have no price there)."""
+def _compared_in(price: Price) -> str:
+    """The currency a price is compared in: the catalog's when it states a conversion rate, else its own."""
+    return CATALOG_CURRENCY if price.conversion is not None else price.currency
+
+
+def _keep_one_currency_per_region(path: Path, fresh: dict[tuple[str, str, str], Price],
+                                  prices: dict[tuple[str, str, str], Price]) -> None:
+    """A comparison never mixes currencies: one currency per region in the override file (a price with a stated,
+    dated conversion rate counts in the catalog's), and the shipped prices of a region that the override prices in
+    another currency are set aside (those types then have no price there)."""
     by_region: dict[str, set[str]] = {}
-    for (name, region), price in fresh.items():
-        by_region.setdefault(region, set()).add(price.currency)
+    for (name, region, _), price in fresh.items():
+        by_region.setdefault(region, set()).add(_compared_in(price))
     for region, currencies in by_region.items():
         if len(currencies) > 1:
             raise _fail(path, region, "currency", f"prices for one region in more than one currency "
                         f"({', '.join(sorted(currencies))}); convert them with a stated, dated rate first")
         (currency,) = currencies
-        for key in [k for k, p in prices.items() if k[1] == region and p.currency != currency]:
+        for key in [k for k, p in prices.items() if k[1] == region and _compared_in(p) != currency]:
             del prices[key]
 
 
@@ -209,14 +257,18 @@ def load(directory: Path, override: Path | None) -> Catalog:
     price_path = directory / "prices.yaml"
     price_data = _read(price_path)
     prices = _prices(price_path, price_data, "catalog")
-    for (name, region), price in prices.items():
+    for (name, region, _), price in prices.items():
         if name not in types and name not in cpu_types and not price.type_not_in_catalog_note:
             raise _fail(price_path, f"{name} @ {region}", "type", "unknown instance type (set "
                         "type_not_in_catalog_note if the catalog deliberately lacks its spec)")
     meta_path = directory / "meta.yaml"
     meta = _build(CatalogMeta, _read(meta_path), meta_path, "meta")
     if override is not None:
-        _apply_override(override, types, prices, gpus)
+        try:
+            _apply_override(override, types, prices, gpus)
+        except KnowledgeError as exc:
+            exc.user_input = True  # the user's file, not the shipped knowledge: an input error (CLI exit 2)
+            raise
         meta = meta.model_copy(update={"override_file": str(override)})
     lever_path, storage_path = directory / "cost_levers.yaml", directory / "storage.yaml"
     levers: dict[str, list[CostLeverFact]] = {}
@@ -255,3 +307,10 @@ def load_catalog(override: str | Path | None = None) -> Catalog:
 
 def clear_catalog_cache() -> None:
     _load_cached.cache_clear()
+
+
+def check_override(override: str | Path | None = None) -> None:
+    """Load the catalog with ``override`` (or $GPU_ADVISOR_CATALOG_OVERRIDE) when one is set: KnowledgeError naming
+    the file and key if it is broken. ``serve`` calls this before it starts, so a bad override stops it."""
+    if override or os.environ.get(OVERRIDE_ENV):
+        load_catalog(override)

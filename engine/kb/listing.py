@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+from gpu_advisor.errors import WorkloadError
 
 from gpu_advisor.kb.catalog_loader import load_catalog
 
@@ -10,6 +13,10 @@ from gpu_advisor.kb.catalog_loader import load_catalog
 def catalog_rows(gpu: str | None = None, min_gpu_memory: float | None = None, rdma: bool | None = None,
                  region: str | None = None) -> list[dict[str, Any]]:
     """GPU instance types as plain rows (the CLI's `catalog` and the MCP server's catalog tool and resource)."""
+    if min_gpu_memory is not None and (isinstance(min_gpu_memory, bool) or not math.isfinite(min_gpu_memory)
+                                       or not 0 <= min_gpu_memory <= 10_000):
+        raise WorkloadError(f"min_gpu_memory: must be between 0 and 10000 GB (got {min_gpu_memory!r})",
+                            f"min_gpu_memory：取值范围为 0 到 10000 GB（收到 {min_gpu_memory!r}）", field="min_gpu_memory")
     cat = load_catalog()
     rows = []
     for t in cat.instance_types.values():

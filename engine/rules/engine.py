@@ -16,6 +16,7 @@ from typing import Any, Callable, Protocol
 
 from gpu_advisor.errors import EngineError
 from gpu_advisor.rules.facts import check_facts
+from gpu_advisor.rules import corejson
 from gpu_advisor.rules.compile import compile_ruleset, fields_by_partition, job_type
 from gpu_advisor.rules.schema import Condition, Rule
 
@@ -132,6 +133,7 @@ class DurableEngine:
         self._core = durable_rules_engine
         self.rules = {r.id: r for r in rules if not r.deprecated}
         self._domains = fields_by_partition(list(self.rules.values()))
+        self._encoders = [corejson.encoder({"t": job_type(domain)}, names) for domain, names in self._domains.items()]
         self._name = f"gpu_advisor_{next(self._counter)}"
         self._lock = threading.Lock()
         self._asserts = {rid: tuple(dict.fromkeys(r.then.assert_)) for rid, r in self.rules.items()}
@@ -173,9 +175,9 @@ class DurableEngine:
             self._fire(run, _action_name(message))
             message = core.complete_and_start_action(handle, state_handle)
 
-    def _messages(self, sid: str, facts: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{"sid": sid, "t": job_type(domain), **{name: facts[name] for name in names}}
-                for domain, names in self._domains.items()]
+    def _messages(self, sid: str, facts: dict[str, Any]) -> list[str]:
+        """The job facts as JSON text in the form the core's parser reads (corejson: no ``9e-05``, no ``Infinity``)."""
+        return [encode(sid, facts) for encode in self._encoders]
 
     def evaluate(self, facts: dict[str, Any]) -> list[Firing]:
         check_facts(facts)
@@ -188,9 +190,17 @@ class DurableEngine:
             run = _Run(sid=f"s{next(self._counter)}", facts=facts)
             try:
                 try:
-                    self._dispatch(run, core.update_state(handle, json.dumps({"sid": run.sid, "$s": 1})))
-                    messages = json.dumps(self._messages(run.sid, facts), ensure_ascii=False)
-                    self._dispatch(run, _accepted(core.assert_facts(handle, messages), messages))
+                    state = core.update_state(handle, json.dumps({"sid": run.sid, "$s": 1}))
+                    self._dispatch(run, state)
+                    # One assert_fact per job fact, then one dispatch: what assert_facts does (handleMessages runs
+                    # handleMessageCore per fact), except that a fact the core's parser rejects raises here. The batch
+                    # call stops silently at such a fact and returns "ok" with its state-offset out-parameter never
+                    # written; dispatching that offset was the segfault of issue 21.
+                    for message in self._messages(run.sid, facts):
+                        result = _accepted(core.assert_fact(handle, message), message)
+                        if result != state:
+                            raise EngineError(f"the core answered state {result!r} for session state {state!r}")
+                    self._dispatch(run, state)
                 finally:
                     core.delete_state(handle, run.sid)
             except Exception as exc:

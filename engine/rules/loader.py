@@ -22,6 +22,7 @@ from gpu_advisor.util import yamlio
 from gpu_advisor.util.derived import DerivedCache
 from gpu_advisor.errors import KnowledgeError
 from gpu_advisor.rules.facts import FACT_FIELDS, value_matches_type
+from gpu_advisor.rules.corejson import RULE_CONSTANT_LIMIT, rule_constant_ok
 from gpu_advisor.rules.schema import Rule
 
 MAX_MATCHES_PER_FACT = 48  # durable-rules' C core fails above 64 pending matches for one fact
@@ -145,6 +146,12 @@ def _lint_conditions(rule: Rule) -> None:
                 kind = FACT_FIELDS[cond.field][0].__name__
                 raise _fail(rule, "when.all.value", f"'{cond.field}' is {kind}; {value!r} would be coerced",
                             f"'{cond.field}' 的类型为 {kind}；{value!r} 会被强制转换")
+            if not rule_constant_ok(value):
+                raise _fail(rule, "when.all.value",
+                            f"{value!r} is not a number the rule engine reads exactly (finite, |value| <= "
+                            f"{RULE_CONSTANT_LIMIT:g}, and between 0.0001 and 1e15 when not 0)",
+                            f"{value!r} 不是规则引擎能精确读取的数值（须有限、绝对值不超过 {RULE_CONSTANT_LIMIT:g}，"
+                            "非零时在 0.0001 到 1e15 之间）")
         if cond.op in ("lt", "le", "gt", "ge") and FACT_FIELDS[cond.field][0] not in (int, float):
             raise _fail(rule, "when.all.op", f"'{cond.op}' needs a numeric field", f"'{cond.op}' 只能用于数值字段")
 
