@@ -14,7 +14,8 @@ from gpu_advisor.defaults import Job, resolve_job
 from gpu_advisor.facts import Facts, check_facts
 from gpu_advisor.i18n import Text
 from gpu_advisor.memory import estimate_host
-from gpu_advisor.planner import Plan, plan
+from gpu_advisor.lead import precision_lead
+from gpu_advisor.planner import Plan, plan, upper_gib
 from gpu_advisor.recommendation import Recommendation
 from gpu_advisor.rules.engine import DurableEngine, Firing, PythonEngine, RuleEngine
 from gpu_advisor.scenarios import scenario_rows, wants_scenarios
@@ -62,11 +63,13 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lang = lang or w.lang.value
     kb = knowledge or get_knowledge()
     job, the_plan, report = _plan_and_cost(kb, w)
-    facts = build_facts(job, the_plan, report)  # checked there: the engine need not check them again
+    facts = build_facts(job, the_plan, report, kb.catalog)  # checked there: the engine need not check them again
     firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
     from gpu_advisor.assemble import assemble
 
-    rec = assemble(kb, job, the_plan, facts, firings, lang, report)
+    lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
+        kb, w.model_copy(update={"precision": precision}))[1])
+    rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb)})
     return rec
@@ -124,7 +127,7 @@ def evaluate_facts(workload: Workload, knowledge: Knowledge | None = None) -> tu
     """The facts and firings for a workload (used by tests to compare engines)."""
     kb = knowledge or get_knowledge()
     job, the_plan, report = _plan_and_cost(kb, workload)
-    facts = build_facts(job, the_plan, report)
+    facts = build_facts(job, the_plan, report, kb.catalog)
     return facts, kb.engine.evaluate(facts)
 
 
@@ -137,12 +140,14 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "gpus_per_node": 0, "multi_gpu": False, "multi_node": False, "instance_type": "none",
                 "instance_family": "none", "instance_rdma": "none", "instance_vcpu": 0, "instance_ram_gib": 0.0,
                 "vgpu": False, "vcpu_short": False, "ram_short": False, "upper_fits": False,
+                "gpu_name": "none", "tight": False, "needs_large_card": False,
                 "planned_upper_gib": round(_upper(job.memory), 2), "fit_step": 0, "planned_mem_gib": job.memory.device_total_gib,
                 "headroom_pct": 0.0, "planned_batch": job.batch, "accum_steps": 1, "vcpu_need": host.vcpu,
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0,
                 "planned_quantization": enum_value(job.workload.quantization, "none")}
     t, gpu = c.instance, c.gpu
-    return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb),
+    return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb), "gpu_name": gpu.display_name,
+            "tight": bool(c.tight), "needs_large_card": _upper(c.estimate) > LARGE_CARD_GB,
             "gpu_arch": gpu.architecture or "unknown", "gpu_bf16": bool(gpu.supports_bf16),
             "gpu_fp8": bool(gpu.supports_fp8), "gpu_nvlink": bool(t.nvlink), "gpu_count": c.total_gpus,
             "nodes": c.nodes, "gpus_per_node": c.gpus_per_node, "multi_gpu": c.total_gpus > 1,
@@ -171,15 +176,35 @@ def _chosen_hours(chosen: Any, job: Job, report: CostReport | None) -> float | N
     return None if hours is None else hours.mid
 
 
+LARGE_CARD_GB = 48.0  # the tiers' boundary: cards above it are the large (80-96 GB) class
+
+
 def _upper(estimate: Any) -> float:
     """Device memory from the planning (upper) estimate: the central device total plus the planning margin."""
-    margin = max(0.0, estimate.allocated_upper_gib - estimate.allocated_peak_gib)
-    return estimate.device_total_gib + margin
+    return upper_gib(estimate)
 
 
-def build_facts(job: Job, the_plan: Plan | None, report: CostReport | None = None) -> dict[str, Any]:
+def _cards_facts(kb_catalog: Any, job: Job, the_plan: Plan | None) -> dict[str, Any]:
+    """The largest card on offer for this job, and why the user's GPU was ruled out (in the answer's words)."""
+    offered = [g.memory_gb for g in kb_catalog.gpus.values() if g.memory_gb] if kb_catalog is not None else []
+    largest = float(max(offered)) if offered else 0.0
+    names, reason = [], "none"
+    if the_plan is not None and the_plan.preferred:
+        gpus = kb_catalog.gpus if kb_catalog is not None else {}
+        names = sorted(gpus[g].display_name if g in gpus else g for g in the_plan.preferred)
+        lang = job.workload.lang.value
+        why = [getattr(r.reason, lang) for r in the_plan.rejected if r.gpu.id in the_plan.preferred]
+        if why:
+            reason = "; ".join(why)
+    return {"max_card_gib": largest, "need_exceeds_cards": bool(largest) and job.memory.device_total_gib > largest,
+            "preferred_gpu_name": " / ".join(names) if names else "none", "preferred_reason": reason}
+
+
+def build_facts(job: Job, the_plan: Plan | None, report: CostReport | None = None,
+                catalog: Any = None) -> dict[str, Any]:
     """The fact record; ``report`` (built from the same plan and job) saves re-estimating the chosen time."""
-    facts = Facts({**job.facts(), **_plan_facts(job, the_plan)}, job.deferred_facts())
+    facts = Facts({**job.facts(), **_plan_facts(job, the_plan), **_cards_facts(catalog, job, the_plan)},
+                  job.deferred_facts())
     preferred = sorted(the_plan.preferred) if the_plan else []
     facts["preferred_gpu"] = " / ".join(preferred) if preferred else "none"
     facts["preference_met"] = bool(the_plan and the_plan.preference_met)
