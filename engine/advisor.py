@@ -15,6 +15,7 @@ from gpu_advisor.facts import Facts, check_facts
 from gpu_advisor.i18n import Text
 from gpu_advisor.memory import estimate_host
 from gpu_advisor.lead import precision_lead
+from gpu_advisor.scaleout import scale_for_deadline
 from gpu_advisor.planner import Plan, plan, upper_gib
 from gpu_advisor.recommendation import Recommendation
 from gpu_advisor.rules.engine import DurableEngine, Firing, PythonEngine, RuleEngine
@@ -69,6 +70,7 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
 
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
+    lead = list(the_plan.deadline_notes if the_plan else []) + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb)})
@@ -87,6 +89,7 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     # the estimates resolve_job already made, for the planner's chain walk and host sizing to reuse
     hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
     the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
+    the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
         return job, the_plan, report

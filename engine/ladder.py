@@ -77,7 +77,14 @@ def _amp_precision(precision: Precision | None, bf16: bool) -> Precision | None:
 def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> list[Step]:
     """The mitigation chain for one GPU model, cheapest change first; each step keeps the previous ones."""
     return list(_training_steps(w.precision, bool(w.gradient_checkpointing), w.batch_size_per_gpu or 1, bf16, gpus,
-                                fixed_gpus, max_gpus_per_node, bool(w.cpu_offload)))
+                                fixed_gpus, max_gpus_per_node, bool(w.cpu_offload) or not _offload_applies(w)))
+
+
+def _offload_applies(w: Workload) -> bool:
+    """CPU offload moves the optimizer state and fp32 master weights: it matters for a full fine-tune or pretraining
+    of a transformer, not for LoRA / QLoRA (a few MB of adapter state) or a CNN."""
+    method = getattr(w.finetune_method, "value", w.finetune_method)
+    return w.task.value in ("llm_finetune", "llm_pretrain", "nlp_finetune") and method in (None, "full")
 
 
 # The chain depends on the workload only through precision, checkpointing and batch: built once per such key (the

@@ -37,6 +37,8 @@ class Candidate:
     price: Price | None
     shortfalls: list[Text] = field(default_factory=list)
     tight: bool = False  # fits on the central estimate only: the planning (upper) estimate exceeds the card
+    misses_deadline: bool = False  # even scaled out (scaleout.py) its estimated time misses the deadline
+    scaled_from: int = 0  # GPUs memory alone needs, when scaleout.py added GPUs to meet the deadline
 
     @property
     def price_per_hour(self) -> float | None:
@@ -71,7 +73,8 @@ class Candidate:
         step and PCIe traffic the time estimate leaves out); then by effective hourly cost."""
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
-        return (self.hard_shortfall, self.tight, self.variant.step == STEP_OFFLOAD, hourly is None, effective,
+        return (self.hard_shortfall, self.misses_deadline, self.tight, self.variant.step == STEP_OFFLOAD,
+                hourly is None, effective,
                 len(self.shortfalls), self.variant.step, self.total_gpus, -self.gpu.memory_gb)
 
 
@@ -87,6 +90,7 @@ class Plan:
     options: list[Candidate]
     rejected: list[Rejection]
     preferred: frozenset[str] = frozenset()
+    deadline_notes: list[Text] = field(default_factory=list)  # scaleout.py: what scaling out did or could not do
 
     @property
     def preference_met(self) -> bool:
@@ -223,6 +227,8 @@ def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]],
     for t in same_count:
         if nodes > 1 and (t.rdma == "none" or "training" not in t.intended_use_tags):
             continue  # multi-node training needs RDMA and a family Alibaba positions for training
+        if variant.workload.cpu_offload and t.memory_gib < host.ram_gib:
+            continue  # offloaded states live in host RAM: a type without that RAM cannot run the plan at all
         price = prices.get(t.type)
         cand = Candidate(gpu, t, variant, estimate, nodes, per_node, host.vcpu, host.ram_gib, host.formula, price,
                          tight=tight)

@@ -68,7 +68,7 @@ def cost_option(c: Candidate, job: Job, catalog: Any) -> CostOption:
     observed = history.find(c.instance.type, job.region) if history else None
     payg = payg_line(c.hourly, hours, _is_serving(job))
     purchases = [payg, spot_line(c.hourly, hours, bool(job.workload.interruptible), observed),
-                 savings_line(payg, job.workload.expected_months_of_use)]
+                 savings_line(payg, job.workload.expected_months_of_use, _is_serving(job))]
     p = c.price
     return CostOption(
         instance_type=c.instance.type, family=c.instance.family, gpu_id=c.gpu.id, gpu_display=c.gpu.display_name,
@@ -94,8 +94,11 @@ def _pick(options: list[CostOption], keys: dict[int, tuple[Any, Any]] | None = N
     keys = _keys(options) if keys is None else keys
     by_cost = sorted(options, key=lambda o: keys[id(o)])
     by_time = sorted(options, key=lambda o: keys[id(o)][::-1])
-    cheapest = next((o.instance_type for o in by_cost if _cost_key(o)[0] < 2), None)
-    fastest = next((o.instance_type for o in by_time if o.time.wall_hours is not None), None)
+    # "cheapest" / "fastest" only among two or more options that have the figure: one option alone is neither
+    priced = [o for o in by_cost if _cost_key(o)[0] < 2]
+    timed = [o for o in by_time if o.time.wall_hours is not None]
+    cheapest = priced[0].instance_type if len(priced) > 1 else None
+    fastest = timed[0].instance_type if len(timed) > 1 else None
     fitting = [o for o in by_cost if not o.violations]
     recommended = fitting[0].instance_type if fitting else None
     return cheapest, fastest, recommended
@@ -122,8 +125,19 @@ def _why(report_opts: dict[str, CostOption], cheapest: str | None, fastest: str 
     else:
         why = Text(en="no option has a price in this region: ranked by time only (planner order where time is unknown)",
                    zh="该地域没有任何方案的价格：仅按时间排序（时间未知时按规划器顺序）")
-    if fastest == recommended and rec.time.wall_hours is not None:
-        why = Text(en=f"{why.en}; it is also the fastest", zh=f"{why.zh}；同时也是最快的")
+    unpriced = sum(1 for o in report_opts.values() if o.payg_mid is None)
+    untimed = sum(1 for o in report_opts.values() if o.time.wall_hours is None)
+    if rec.payg_mid is not None and unpriced:
+        why = Text(en=f"{why.en} ({unpriced} of {len(report_opts)} options have no job total to compare: no price or no time)",
+                   zh=f"{why.zh}（{len(report_opts)} 个方案中有 {unpriced} 个缺少价格或时间，无法比较总价）")
+    timed = len(report_opts) - untimed
+    if fastest == recommended and rec.time.wall_hours is not None and timed <= 1:
+        why = Text(en=f"{why.en}; it is the only option with a time estimate, so no speed comparison is made",
+                   zh=f"{why.zh}；它是唯一有时间估算的方案，因此不作快慢比较")
+    elif fastest == recommended and rec.time.wall_hours is not None:
+        qual_en = f" of the {timed} options with a time estimate" if untimed else ""
+        qual_zh = f"（在 {timed} 个有时间估算的方案中）" if untimed else ""
+        why = Text(en=f"{why.en}; it is also the fastest{qual_en}", zh=f"{why.zh}；同时也是最快的{qual_zh}")
     elif fastest is not None and not serving:
         fast = report_opts[fastest]
         but_en, but_zh = ("but costs more", "但更贵") if fast.payg_mid is not None else (
@@ -133,12 +147,14 @@ def _why(report_opts: dict[str, CostOption], cheapest: str | None, fastest: str 
     return why
 
 
-def _relax(options: list[CostOption], job: Job) -> list[Text]:
+def _relax(options: list[CostOption], job: Job, deadline_notes: list[Text] | None = None) -> list[Text]:
     w, out = job.workload, []
     timed = [o.time.wall_hours.mid for o in options if o.time.wall_hours is not None]
     totals = [o.payg_mid for o in options if o.payg_mid is not None and o.currency == BUDGET_CURRENCY]
     hourly = [o.hourly_total for o in options if o.hourly_total is not None and o.currency == BUDGET_CURRENCY]
-    if w.deadline_hours and timed and min(timed) > w.deadline_hours:
+    if w.deadline_hours and deadline_notes:
+        out.extend(deadline_notes)
+    elif w.deadline_hours and timed and min(timed) > w.deadline_hours:
         out.append(Text(en=f"deadline: the fastest option needs about {min(timed):.1f} h; allow that, or more GPUs (num_gpus)",
                         zh=f"期限：最快的方案约需 {min(timed):.1f} 小时；请放宽期限或增加 GPU 数（num_gpus）"))
     if w.budget_total and totals and min(totals) > w.budget_total:
@@ -175,7 +191,7 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
         by_time=[o.instance_type for o in sorted(options, key=lambda o: keys[id(o)][::-1])],
         cheapest=cheapest, fastest=fastest, recommended=recommended,
         why=_why(by_name, cheapest, fastest, recommended, _is_serving(job)),
-        relax=[] if recommended else _relax(options, job),
+        relax=[] if recommended else _relax(options, job, plan.deadline_notes),
         storage=N.storage_lines(job, catalog, max(c.nodes for c in cands)),
         assumptions=notes, sources=sources + _lever_sources(catalog))
 
