@@ -16,6 +16,7 @@ from gpu_advisor.i18n import Text
 from gpu_advisor.memory import estimate_host
 from gpu_advisor.lead import precision_lead
 from gpu_advisor.scaleout import scale_for_deadline
+from gpu_advisor.serving import size_replicas
 from gpu_advisor.planner import Plan, plan, upper_gib
 from gpu_advisor.recommendation import Recommendation
 from gpu_advisor.rules.engine import DurableEngine, Firing, PythonEngine, RuleEngine
@@ -90,6 +91,7 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
     the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
     the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
+    the_plan = size_replicas(the_plan, job)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
         return job, the_plan, report

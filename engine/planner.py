@@ -39,6 +39,7 @@ class Candidate:
     tight: bool = False  # fits on the central estimate only: the planning (upper) estimate exceeds the card
     misses_deadline: bool = False  # even scaled out (scaleout.py) its estimated time misses the deadline
     scaled_from: int = 0  # GPUs memory alone needs, when scaleout.py added GPUs to meet the deadline
+    replicas: int = 1  # serving: identical copies of this configuration the request rate needs (serving.py)
 
     @property
     def price_per_hour(self) -> float | None:
@@ -50,7 +51,7 @@ class Candidate:
 
     @property
     def hourly(self) -> float | None:
-        return None if self.price_per_hour is None else self.price_per_hour * self.nodes
+        return None if self.price_per_hour is None else self.price_per_hour * self.nodes * self.replicas
 
     @property
     def headroom_pct(self) -> float:

@@ -192,8 +192,18 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
         cheapest=cheapest, fastest=fastest, recommended=recommended,
         why=_why(by_name, cheapest, fastest, recommended, _is_serving(job)),
         relax=[] if recommended else _relax(options, job, plan.deadline_notes),
-        storage=N.storage_lines(job, catalog, max(c.nodes for c in cands)),
+        storage=N.storage_lines(job, catalog, max(c.nodes for c in cands), *_storage_basis(by_name, recommended, options)),
         assumptions=notes, sources=sources + _lever_sources(catalog))
+
+
+def _storage_basis(by_name: dict[str, CostOption], recommended: str | None,
+                   options: list[CostOption]) -> tuple[float | None, int]:
+    """(mid hours, GPUs) of the option whose read rate the storage lines work out: the recommended one, else the
+    fastest with a time."""
+    o = by_name.get(recommended) if recommended else None
+    if o is None or o.time.wall_hours is None:
+        o = min((x for x in options if x.time.wall_hours is not None), key=lambda x: x.time.wall_hours.mid, default=None)
+    return (o.time.wall_hours.mid, o.total_gpus) if o is not None else (None, 1)
 
 
 def _marked(o: CostOption, cheapest: str | None, fastest: str | None, recommended: str | None) -> CostOption:

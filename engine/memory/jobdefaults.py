@@ -133,7 +133,11 @@ def fill_settings(w: Workload, r: Resolved) -> None:
     """Fill r.settings from w and the task defaults (knowledge/models/defaults.yaml)."""
     defaults = knowledge().task_defaults.get(w.task.value, {})
     if r.kind == "cv" and w.task in (Task.inference, Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune):
-        defaults = knowledge().task_defaults.get("semantic_segmentation", {})
+        # a vision model served (or named under a text task) takes its own task's defaults: a classifier's
+        # 224 x 224 ImageNet input, not a segmentation crop
+        own = "image_classification" if r.method is not None and r.method.family == "classification" else \
+            "semantic_segmentation"
+        defaults = knowledge().task_defaults.get(own, {})
     if r.kind == "cv":
         _cv_fields(w, r, defaults)
     else:
