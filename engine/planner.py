@@ -9,6 +9,7 @@ region come after priced ones. Every rejected GPU is kept with its reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from gpu_advisor.catalog import GPU, Catalog, InstanceType, Price
 from gpu_advisor.i18n import Text
@@ -69,13 +70,14 @@ class Candidate:
         return upper_gib(self.estimate)
 
     def rank_key(self) -> tuple[float, ...]:
-        """A plan that holds the job at the planning (upper) estimate ranks before one that holds it only at the
-        central estimate, and a plan that keeps the model states on the GPUs before CPU offload (whose CPU optimizer
+        """Among priced options (an unpriced one cannot be compared on cost), a plan that holds the job at the planning
+        (upper) estimate ranks before one that holds it only at the central estimate (the answer then says first
+        that it is tight), and a plan that keeps the model states on the GPUs before CPU offload (whose CPU optimizer
         step and PCIe traffic the time estimate leaves out); then by effective hourly cost."""
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
-        return (self.hard_shortfall, self.misses_deadline, self.tight, self.variant.step == STEP_OFFLOAD,
-                hourly is None, effective,
+        return (self.hard_shortfall, self.misses_deadline, hourly is None, self.variant.step == STEP_OFFLOAD, self.tight,
+                effective,
                 len(self.shortfalls), self.variant.step, self.total_gpus, -self.gpu.memory_gb)
 
 
@@ -180,8 +182,20 @@ def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Ste
     return steps
 
 
-def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo,
-               chains: Chains) -> tuple[Variant, MemoryEstimate, bool] | None:
+def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: int) -> Callable[[int], bool]:
+    """Whether ``n`` GPUs of this model can be laid out on the catalog's types: a type with that many per instance,
+    and for several instances one with RDMA that Alibaba positions for training."""
+    def ok(n: int) -> bool:
+        nodes, per_node = _layout(n, max_per_node, w.num_nodes)
+        same = types.get(per_node, [])
+        if nodes == 1:
+            return bool(same)
+        return any(t.rdma != "none" and "training" in t.intended_use_tags for t in same)
+    return ok
+
+
+def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Chains,
+               placeable: Callable[[int], bool] | None = None) -> tuple[Variant, MemoryEstimate, bool] | None:
     """The first step of the chain whose planning (upper) estimate fits ``gpu``, else the first whose central
     estimate fits (then the third value, tight, is True); only the workloads looked at are built.
 
@@ -196,6 +210,8 @@ def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo,
         return None  # the most aggressive step does not fit: no earlier step will
     loose = (first, estimate) if _fits(estimate, gpu) else None
     for step in steps[1:]:
+        if placeable is not None and not placeable(step.gpus):
+            continue  # no type carries this layout: a fit there is no plan
         variant = step.variant(w, chains.copies)
         estimate = _estimate(memo, variant.workload)
         if _fits(estimate, gpu, strict=True):
@@ -273,7 +289,7 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
         if unsupported is not None:
             rejected.append(Rejection(gpu, unsupported))
             continue
-        found = _first_fit(w, gpu, max_per_node, memo, chains)
+        found = _first_fit(w, gpu, max_per_node, memo, chains, _placeable(w, types, max_per_node))
         if found is None:
             rejected.append(Rejection(gpu, Text(
                 en=f"does not fit even after every mitigation ({gpu.memory_gb:g} GB per GPU)",

@@ -135,9 +135,10 @@ def fill_settings(w: Workload, r: Resolved) -> None:
     if r.kind == "cv" and w.task in (Task.inference, Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune):
         # a vision model served (or named under a text task) takes its own task's defaults: a classifier's
         # 224 x 224 ImageNet input, not a segmentation crop
-        own = "image_classification" if r.method is not None and r.method.family == "classification" else \
-            "semantic_segmentation"
-        defaults = knowledge().task_defaults.get(own, {})
+        defaults = knowledge().task_defaults.get("semantic_segmentation", {})
+        if r.method is not None and r.method.family == "classification":
+            defaults = {**defaults, "input_size": knowledge().task_defaults["image_classification"]["input_size"],
+                        "why": knowledge().task_defaults["image_classification"]["why"]}
     if r.kind == "cv":
         _cv_fields(w, r, defaults)
     else:
