@@ -70,13 +70,13 @@ class Candidate:
         return upper_gib(self.estimate)
 
     def rank_key(self) -> tuple[float, ...]:
-        """Among priced options (an unpriced one cannot be compared on cost), a plan that holds the job at the planning
-        (upper) estimate ranks before one that holds it only at the central estimate (the answer then says first
-        that it is tight), and a plan that keeps the model states on the GPUs before CPU offload (whose CPU optimizer
-        step and PCIe traffic the time estimate leaves out); then by effective hourly cost."""
+        """A plan that keeps the model states on the GPUs ranks before CPU offload (whose CPU optimizer step and PCIe
+        traffic the time estimate leaves out); then, among priced options (an unpriced one cannot be compared on
+        cost), a plan that holds the job at the planning (upper) estimate before one that holds it only at the central
+        estimate (the answer then says first that it is tight); then by effective hourly cost."""
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
-        return (self.hard_shortfall, self.misses_deadline, hourly is None, self.variant.step == STEP_OFFLOAD, self.tight,
+        return (self.hard_shortfall, self.misses_deadline, self.variant.step == STEP_OFFLOAD, hourly is None, self.tight,
                 effective,
                 len(self.shortfalls), self.variant.step, self.total_gpus, -self.gpu.memory_gb)
 
