@@ -38,7 +38,7 @@ class Candidate:
     price: Price | None
     shortfalls: list[Text] = field(default_factory=list)
     tight: bool = False  # fits on the central estimate only: the planning (upper) estimate exceeds the card
-    misses_deadline: bool = False  # even scaled out (scaleout.py) its estimated time misses the deadline
+    misses_deadline: bool = False  # scaleout.py: its time misses the deadline even scaled out, or is unknown
     scaled_from: int = 0  # GPUs memory alone needs, when scaleout.py added GPUs to meet the deadline
     replicas: int = 1  # serving: identical copies of this configuration the request rate needs (serving.py)
 

@@ -87,6 +87,9 @@ def scale_for_deadline(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
     for gpu_id, first in firsts.items():
         same = [c for c in the_plan.options if c.gpu.id == gpu_id]
         hours = _mid_hours(first, job)
+        if hours is None:  # no time: it cannot be shown to meet the deadline, so it ranks after those that do
+            for c in same:
+                c.misses_deadline = True
         if hours is None or hours <= deadline:
             options.extend(same)
             continue
