@@ -145,7 +145,8 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "gpus_per_node": 0, "multi_gpu": False, "multi_node": False, "instance_type": "none",
                 "instance_family": "none", "instance_rdma": "none", "instance_vcpu": 0, "instance_ram_gib": 0.0,
                 "vgpu": False, "vcpu_short": False, "ram_short": False, "upper_fits": False,
-                "gpu_name": "none", "tight": False, "needs_large_card": False,
+                "gpu_name": "none", "tight": False, "needs_large_card": False, "weights_total_gb": 0.0,
+                "weights_load_min": 0.0,
                 "planned_upper_gib": round(_upper(job.memory), 2), "fit_step": 0, "planned_mem_gib": job.memory.device_total_gib,
                 "headroom_pct": 0.0, "planned_batch": job.batch, "accum_steps": 1, "vcpu_need": host.vcpu,
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0,
@@ -153,6 +154,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
     t, gpu = c.instance, c.gpu
     return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb), "gpu_name": gpu.display_name,
             "tight": bool(c.tight), "needs_large_card": _upper(c.estimate) > LARGE_CARD_GB,
+            **_weights_facts(c),
             "gpu_arch": gpu.architecture or "unknown", "gpu_bf16": bool(gpu.supports_bf16),
             "gpu_fp8": bool(gpu.supports_fp8), "gpu_nvlink": bool(t.nvlink), "gpu_count": c.total_gpus,
             "nodes": c.nodes, "gpus_per_node": c.gpus_per_node, "multi_gpu": c.total_gpus > 1,
@@ -182,6 +184,15 @@ def _chosen_hours(chosen: Any, job: Job, report: CostReport | None) -> float | N
 
 
 LARGE_CARD_GB = 48.0  # the tiers' boundary: cards above it are the large (80-96 GB) class
+# ESSD PL1 / AutoPL baseline throughput ceiling: max{min{120 + 0.5 x GiB, 350}, 125} MB/s (catalog storage essd_autopl)
+ESSD_BASELINE_MB_S = 350.0
+
+
+def _weights_facts(c: Any) -> dict[str, float]:
+    """One replica's weights (per-GPU weights x its GPUs; tensor parallelism splits them) and the minutes a cold start
+    reads them from an ESSD disk at its baseline."""
+    gb = c.estimate.breakdown.get("weights", 0.0) * c.total_gpus * 2**30 / 1e9
+    return {"weights_total_gb": round(gb, 1), "weights_load_min": round(gb * 1e3 / ESSD_BASELINE_MB_S / 60, 1)}
 
 
 def _upper(estimate: Any) -> float:

@@ -62,6 +62,8 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "needs_large_card": (bool, "the plan's planning (upper) estimate per GPU exceeds 48 GB (large-card class)"),
     "need_exceeds_cards": (bool, "the job as configured needs more per GPU than the largest card on offer"),
     "max_card_gib": (float, "memory of the largest GPU the catalog offers for this job, GB"),
+    "weights_total_gb": (float, "model weights in the plan summed over its GPUs of one replica, GB (0 without a plan)"),
+    "weights_load_min": (float, "minutes to read weights_total_gb at an ESSD PL1 / AutoPL disk's 350 MB/s baseline"),
     "preferred_gpu": (str, "GPU(s) the user asked for, catalog ids ('none' when not given)"),
     "preference_met": (bool, "the GPU the user asked for holds the job and was chosen"),
     "gpu_mem_gib": (float, "memory per chosen GPU, GiB"),
