@@ -106,10 +106,12 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
         the_plan.options.insert(0, best)
         the_plan.chosen = best
         return job, the_plan, report
-    return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs)
+    positioned = best is not None and best.sharded_off_training and not the_plan.chosen.sharded_off_training
+    return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned)
 
 
-def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False) -> CostReport:
+def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False,
+                         positioned: bool = False) -> CostReport:
     """The cost report's pick cannot be compared on job totals with the planner's: keep the planner's, say why."""
     options = [o.model_copy(update={"marks": [m for m in o.marks if m != "recommended"]
                                     + (["recommended"] if o.instance_type == chosen else [])})
@@ -119,6 +121,12 @@ def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, p
         why = Text(en=f"the GPU you asked for holds the job; the cheapest option by job total is {report.recommended} "
                       f"(about {total})",
                    zh=f"你指定的 GPU 放得下此作业；按作业总价最便宜的是 {report.recommended}（约 {total}）")
+    elif positioned:
+        why = Text(en=f"it holds the job on a family Alibaba positions for training; the cheapest option with a price, "
+                      f"{report.recommended} (about {total}), shards the model over GPUs without NVLink of an "
+                      "inference-positioned family, where every step crosses PCIe",
+                   zh=f"它在阿里云定位于训练的规格族上放得下此作业；有价格的最便宜方案 {report.recommended}（约 {total}）"
+                      "要把模型分片到推理定位、无 NVLink 的 GPU 上，每步都经 PCIe 通信")
     else:
         why = Text(en=f"lowest effective hourly cost among the configurations that fit; job totals cannot be "
                       f"compared with {report.recommended} (total: {total}) because one of them has no price or no "

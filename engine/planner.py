@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from gpu_advisor.catalog import GPU, Catalog, InstanceType, Price
 from gpu_advisor.i18n import Text
-from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, STEP_OFFLOAD, TIME_FACTOR, Copies, Step, Variant,
+from gpu_advisor.ladder import (STEP_AS_GIVEN, STEP_MORE_NODES, STEP_OFFLOAD, STEP_SHARD, TIME_FACTOR, Copies, Step, Variant,
                                 inference_steps, training_steps)
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.preference import resolve_gpu_preference
@@ -21,6 +21,7 @@ from gpu_advisor.workload import Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
 EXCLUDED_STATUS = ("not_recommended", "preview")
+TRAINING_TAGS = {"training"}  # Alibaba's positioning for training beyond "small-scale" (intended_use_tags)
 SOFT_SHORTFALL = 0.10  # a type up to 10 % short of the vCPU / RAM estimate is ranked normally (and warned about)
 
 
@@ -69,14 +70,26 @@ class Candidate:
     def upper_gib(self) -> float:
         return upper_gib(self.estimate)
 
+    @property
+    def sharded_off_training(self) -> bool:
+        """Model states sharded over several GPUs without NVLink of a family Alibaba does not position for training
+        (inference, graphics, "small-scale training": gn7i, ebmgn7ix, gn8is, ...): every step all-gathers the
+        parameters over PCIe (NET-PCIE-SHARD), and such families are for small training at most
+        (shared/research/seed_errors.md, error 10)."""
+        tags = set(self.instance.intended_use_tags)
+        return (self.variant.step >= STEP_SHARD and self.total_gpus > 1 and self.variant.step != STEP_OFFLOAD
+                and not self.instance.nvlink and not tags & TRAINING_TAGS)
+
     def rank_key(self) -> tuple[float, ...]:
         """A plan that keeps the model states on the GPUs ranks before CPU offload (whose CPU optimizer step and PCIe
-        traffic the time estimate leaves out); then, among priced options (an unpriced one cannot be compared on
+        traffic the time estimate leaves out), and one that shards them on a family positioned for training before one
+        that shards them on an inference / graphics family; then, among priced options (an unpriced one cannot be compared on
         cost), a plan that holds the job at the planning (upper) estimate before one that holds it only at the central
         estimate (the answer then says first that it is tight); then by effective hourly cost."""
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
-        return (self.hard_shortfall, self.misses_deadline, self.variant.step == STEP_OFFLOAD, hourly is None, self.tight,
+        return (self.hard_shortfall, self.misses_deadline, self.variant.step == STEP_OFFLOAD, self.sharded_off_training,
+                hourly is None, self.tight,
                 effective,
                 len(self.shortfalls), self.variant.step, self.total_gpus, -self.gpu.memory_gb)
 
@@ -93,7 +106,8 @@ class Plan:
     options: list[Candidate]
     rejected: list[Rejection]
     preferred: frozenset[str] = frozenset()
-    deadline_notes: list[Text] = field(default_factory=list)  # scaleout.py: what scaling out did or could not do
+    deadline_notes: list[Text] = field(default_factory=list)  # scaleout.py / serving.py: said first in the answer
+    deadline_relax: list[Text] = field(default_factory=list)  # scaleout.py: why the deadline cannot be met
 
     @property
     def preference_met(self) -> bool:

@@ -110,7 +110,9 @@ def scale_for_deadline(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
     hours_of = {id(c): _mid_hours(c, job) for c in options}
     timed = [c for c in options if hours_of[id(c)] is not None]
     if timed and all(c.misses_deadline for c in timed) and best is not None:
-        the_plan.deadline_notes.append(_cannot(catalog, deadline, best, job, options))
+        cannot = _cannot(catalog, deadline, best, job, options)
+        the_plan.deadline_notes.append(cannot)
+        the_plan.deadline_relax.append(cannot)
         # nothing meets it: the fastest plan with a time leads (an option without one cannot be shown to come closer)
         options.sort(key=lambda c: (c.hard_shortfall, hours_of[id(c)] is None, hours_of[id(c)] or 0.0))
         the_plan.chosen = options[0]

@@ -191,7 +191,7 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
         by_time=[o.instance_type for o in sorted(options, key=lambda o: keys[id(o)][::-1])],
         cheapest=cheapest, fastest=fastest, recommended=recommended,
         why=_why(by_name, cheapest, fastest, recommended, _is_serving(job)),
-        relax=[] if recommended else _relax(options, job, plan.deadline_notes),
+        relax=[] if recommended else _relax(options, job, plan.deadline_relax),
         storage=N.storage_lines(job, catalog, max(c.nodes for c in cands), *_storage_basis(by_name, recommended, options)),
         assumptions=notes, sources=sources + _lever_sources(catalog))
 
