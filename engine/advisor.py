@@ -212,16 +212,16 @@ def _cards_facts(kb_catalog: Any, job: Job, the_plan: Plan | None) -> dict[str, 
     """The largest card on offer for this job, and why the user's GPU was ruled out (in the answer's words)."""
     offered = [g.memory_gb for g in kb_catalog.gpus.values() if g.memory_gb] if kb_catalog is not None else []
     largest = float(max(offered)) if offered else 0.0
-    names, reason = [], "none"
+    names, reason_en, reason_zh = [], "none", "none"
     if the_plan is not None and the_plan.preferred:
         gpus = kb_catalog.gpus if kb_catalog is not None else {}
         names = sorted(gpus[g].display_name if g in gpus else g for g in the_plan.preferred)
-        lang = job.workload.lang.value
-        why = [getattr(r.reason, lang) for r in the_plan.rejected if r.gpu.id in the_plan.preferred]
+        why = [r.reason for r in the_plan.rejected if r.gpu.id in the_plan.preferred]
         if why:
-            reason = "; ".join(why)
+            reason_en, reason_zh = "; ".join(t.en for t in why), "；".join(t.zh for t in why)
     return {"max_card_gib": largest, "need_exceeds_cards": bool(largest) and job.memory.device_total_gib > largest,
-            "preferred_gpu_name": " / ".join(names) if names else "none", "preferred_reason": reason}
+            "preferred_gpu_name": " / ".join(names) if names else "none", "preferred_reason_en": reason_en,
+            "preferred_reason_zh": reason_zh}
 
 
 def build_facts(job: Job, the_plan: Plan | None, report: CostReport | None = None,

@@ -209,3 +209,19 @@ def test_knowledge_rules_use_display_names() -> None:
     for rule in get_knowledge().rules.rules:
         for text in [rule.then.advice] if rule.then.advice else []:
             assert "{gpu_id}" not in text.en + text.zh and "{preferred_gpu}" not in text.en + text.zh, rule.id
+
+
+def test_the_ruled_out_reason_is_in_each_answer_language() -> None:
+    rec = recommend({"task": "semantic_segmentation", "model": "UNet", "input_size": [4096, 4096],
+                     "batch_size_per_gpu": 2, "precision": "fp16_amp", "gpu_preference": "A10", "lang": "zh"}, "en")
+    item = next(i for i in rec.sections if i.rule_id == "FIT-PREF-UNMET")
+    assert not re.search(r"[\u4e00-\u9fff]", item.text.en) and "does not fit even after every mitigation" in item.text.en
+
+
+def test_a_fixed_gpu_count_that_misses_the_deadline_says_how_many_would_meet_it() -> None:
+    rec = recommend({"task": "llm_pretrain", "params_billion": 1.3, "training_tokens_billion": 100,
+                     "deadline_hours": 240, "num_gpus": 8, "lang": "en"})
+    assert rec.instance.total_gpus == 8  # the user's count: not scaled out
+    line = next(t.en for t in rec.cost.relax if t.en.startswith("deadline:"))
+    m = re.search(r"about (\d+) would meet 240 h", line)
+    assert m and int(m.group(1)) > 8

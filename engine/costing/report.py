@@ -155,8 +155,14 @@ def _relax(options: list[CostOption], job: Job, deadline_notes: list[Text] | Non
     if w.deadline_hours and deadline_notes:
         out.extend(deadline_notes)
     elif w.deadline_hours and timed and min(timed) > w.deadline_hours:
-        out.append(Text(en=f"deadline: the fastest option needs about {min(timed):.1f} h; allow that, or more GPUs (num_gpus)",
-                        zh=f"期限：最快的方案约需 {min(timed):.1f} 小时；请放宽期限或增加 GPU 数（num_gpus）"))
+        fastest = min((o for o in options if o.time.wall_hours is not None), key=lambda o: o.time.wall_hours.mid)
+        gpu_hours = fastest.time.gpu_hours.mid if fastest.time.gpu_hours else min(timed) * fastest.total_gpus
+        needed = -(-int(gpu_hours) // max(1, int(w.deadline_hours)))
+        out.append(Text(en=f"deadline: the fastest option needs about {min(timed):.1f} h; allow that, or more GPUs "
+                           f"(num_gpus): at {fastest.gpu_display}'s rate ({gpu_hours:,.0f} GPU-hours) about {needed} "
+                           f"would meet {w.deadline_hours:g} h",
+                        zh=f"期限：最快的方案约需 {min(timed):.1f} 小时；请放宽期限或增加 GPU 数（num_gpus）：按 "
+                           f"{fastest.gpu_display} 的速度（{gpu_hours:,.0f} GPU 时），约 {needed} 张可在 {w.deadline_hours:g} 小时内完成"))
     if w.budget_total and totals and min(totals) > w.budget_total:
         out.append(Text(en=f"total budget: the cheapest option costs about {min(totals):,.0f} CNY pay-as-you-go; raise it, "
                            "or mark the job interruptible to allow spot",
