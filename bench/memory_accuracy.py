@@ -19,9 +19,8 @@ from pathlib import Path
 
 from gpu_advisor.errors import AdvisorError
 from gpu_advisor.memory import estimate_memory
-from gpu_advisor.kb.confignames import config_model, dense_size, det_backbone_name
+from gpu_advisor.kb.confignames import config_model, dense_size, det_backbone_name, resolve_method
 from gpu_advisor.memory.states import per_param
-from gpu_advisor.kb.confignames import resolve_method
 from gpu_advisor.workload import Workload, lora_target_names
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,11 +10,14 @@ from gpu_advisor.plan.defaults import Job, resolve_job
 from gpu_advisor.rules.facts import Facts, check_facts
 from gpu_advisor.util.i18n import Text
 from gpu_advisor.memory import estimate_host
-from gpu_advisor.plan.planner import Plan, plan
 from gpu_advisor.answer.assemble import assemble
 from gpu_advisor.answer.recommendation import Recommendation
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
+from gpu_advisor.answer.lead import precision_lead
+from gpu_advisor.plan.scaleout import scale_for_deadline
+from gpu_advisor.plan.serving import size_replicas
+from gpu_advisor.plan.planner import Plan, plan, upper_gib
 from gpu_advisor.workload import Workload, enum_value
 
 
@@ -27,9 +30,12 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lang = lang or w.lang.value
     kb = knowledge or get_knowledge()
     job, the_plan, report = _plan_and_cost(kb, w)
-    facts = build_facts(job, the_plan, report)  # checked there: the engine need not check them again
+    facts = build_facts(job, the_plan, report, kb.catalog)  # checked there: the engine need not check them again
     firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
-    rec = assemble(kb, job, the_plan, facts, firings, lang, report)
+    lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
+        kb, w.model_copy(update={"precision": precision}))[1])
+    lead = list(the_plan.deadline_notes if the_plan else []) + lead
+    rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb, recommend)})
     return rec
@@ -47,6 +53,8 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     # the estimates resolve_job already made, for the planner's chain walk and host sizing to reuse
     hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
     the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
+    the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
+    the_plan = size_replicas(the_plan, job)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
         return job, the_plan, report
@@ -61,10 +69,12 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
         the_plan.options.insert(0, best)
         the_plan.chosen = best
         return job, the_plan, report
-    return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs)
+    positioned = best is not None and best.sharded_off_training and not the_plan.chosen.sharded_off_training
+    return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned)
 
 
-def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False) -> CostReport:
+def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False,
+                         positioned: bool = False) -> CostReport:
     """The cost report's pick cannot be compared on job totals with the planner's: keep the planner's, say why."""
     options = [o.model_copy(update={"marks": [m for m in o.marks if m != "recommended"]
                                     + (["recommended"] if o.instance_type == chosen else [])})
@@ -74,6 +84,12 @@ def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, p
         why = Text(en=f"the GPU you asked for holds the job; the cheapest option by job total is {report.recommended} "
                       f"(about {total})",
                    zh=f"你指定的 GPU 放得下此作业；按作业总价最便宜的是 {report.recommended}（约 {total}）")
+    elif positioned:
+        why = Text(en=f"it holds the job on a family Alibaba positions for training; the cheapest option with a price, "
+                      f"{report.recommended} (about {total}), shards the model over GPUs without NVLink of an "
+                      "inference-positioned family, where every step crosses PCIe",
+                   zh=f"它在阿里云定位于训练的规格族上放得下此作业；有价格的最便宜方案 {report.recommended}（约 {total}）"
+                      "要把模型分片到推理定位、无 NVLink 的 GPU 上，每步都经 PCIe 通信")
     else:
         why = Text(en=f"lowest effective hourly cost among the configurations that fit; job totals cannot be "
                       f"compared with {report.recommended} (total: {total}) because one of them has no price or no "
@@ -87,7 +103,7 @@ def evaluate_facts(workload: Workload, knowledge: Knowledge | None = None) -> tu
     """The facts and firings for a workload (used by tests to compare engines)."""
     kb = knowledge or get_knowledge()
     job, the_plan, report = _plan_and_cost(kb, workload)
-    facts = build_facts(job, the_plan, report)
+    facts = build_facts(job, the_plan, report, kb.catalog)
     return facts, kb.engine.evaluate(facts)
 
 
@@ -100,12 +116,16 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "gpus_per_node": 0, "multi_gpu": False, "multi_node": False, "instance_type": "none",
                 "instance_family": "none", "instance_rdma": "none", "instance_vcpu": 0, "instance_ram_gib": 0.0,
                 "vgpu": False, "vcpu_short": False, "ram_short": False, "upper_fits": False,
+                "gpu_name": "none", "tight": False, "needs_large_card": False, "weights_total_gb": 0.0,
+                "weights_load_min": 0.0,
                 "planned_upper_gib": round(_upper(job.memory), 2), "fit_step": 0, "planned_mem_gib": job.memory.device_total_gib,
                 "headroom_pct": 0.0, "planned_batch": job.batch, "accum_steps": 1, "vcpu_need": host.vcpu,
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0,
                 "planned_quantization": enum_value(job.workload.quantization, "none")}
     t, gpu = c.instance, c.gpu
-    return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb),
+    return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb), "gpu_name": gpu.display_name,
+            "tight": bool(c.tight), "needs_large_card": _upper(c.estimate) > LARGE_CARD_GB,
+            **_weights_facts(c),
             "gpu_arch": gpu.architecture or "unknown", "gpu_bf16": bool(gpu.supports_bf16),
             "gpu_fp8": bool(gpu.supports_fp8), "gpu_nvlink": bool(t.nvlink), "gpu_count": c.total_gpus,
             "nodes": c.nodes, "gpus_per_node": c.gpus_per_node, "multi_gpu": c.total_gpus > 1,
@@ -134,15 +154,44 @@ def _chosen_hours(chosen: Any, job: Job, report: CostReport | None) -> float | N
     return None if hours is None else hours.mid
 
 
+LARGE_CARD_GB = 48.0  # the tiers' boundary: cards above it are the large (80-96 GB) class
+# ESSD PL1 / AutoPL baseline throughput ceiling: max{min{120 + 0.5 x GiB, 350}, 125} MB/s (catalog storage essd_autopl)
+ESSD_BASELINE_MB_S = 350.0
+
+
+def _weights_facts(c: Any) -> dict[str, float]:
+    """One replica's weights (per-GPU weights x its GPUs; tensor parallelism splits them) and the minutes a cold start
+    reads them from an ESSD disk at its baseline."""
+    gb = c.estimate.breakdown.get("weights", 0.0) * c.total_gpus * 2**30 / 1e9
+    return {"weights_total_gb": round(gb, 1), "weights_load_min": round(gb * 1e3 / ESSD_BASELINE_MB_S / 60, 1)}
+
+
 def _upper(estimate: Any) -> float:
     """Device memory from the planning (upper) estimate: the central device total plus the planning margin."""
-    margin = max(0.0, estimate.allocated_upper_gib - estimate.allocated_peak_gib)
-    return estimate.device_total_gib + margin
+    return upper_gib(estimate)
 
 
-def build_facts(job: Job, the_plan: Plan | None, report: CostReport | None = None) -> dict[str, Any]:
+def _cards_facts(kb_catalog: Any, job: Job, the_plan: Plan | None) -> dict[str, Any]:
+    """The largest card on offer for this job, and why the user's GPU was ruled out (in the answer's words)."""
+    offered = [g.memory_gb for g in kb_catalog.gpus.values() if g.memory_gb] if kb_catalog is not None else []
+    largest = float(max(offered)) if offered else 0.0
+    names, reason_en, reason_zh = [], "none", "none"
+    if the_plan is not None and the_plan.preferred:
+        gpus = kb_catalog.gpus if kb_catalog is not None else {}
+        names = sorted(gpus[g].display_name if g in gpus else g for g in the_plan.preferred)
+        why = [r.reason for r in the_plan.rejected if r.gpu.id in the_plan.preferred]
+        if why:
+            reason_en, reason_zh = "; ".join(t.en for t in why), "；".join(t.zh for t in why)
+    return {"max_card_gib": largest, "need_exceeds_cards": bool(largest) and job.memory.device_total_gib > largest,
+            "preferred_gpu_name": " / ".join(names) if names else "none", "preferred_reason_en": reason_en,
+            "preferred_reason_zh": reason_zh}
+
+
+def build_facts(job: Job, the_plan: Plan | None, report: CostReport | None = None,
+                catalog: Any = None) -> dict[str, Any]:
     """The fact record; ``report`` (built from the same plan and job) saves re-estimating the chosen time."""
-    facts = Facts({**job.facts(), **_plan_facts(job, the_plan)}, job.deferred_facts())
+    facts = Facts({**job.facts(), **_plan_facts(job, the_plan), **_cards_facts(catalog, job, the_plan)},
+                  job.deferred_facts())
     preferred = sorted(the_plan.preferred) if the_plan else []
     facts["preferred_gpu"] = " / ".join(preferred) if preferred else "none"
     facts["preference_met"] = bool(the_plan and the_plan.preference_met)

@@ -129,7 +129,7 @@ def _translate(err: dict[str, Any]) -> WorkloadError:
         if msg.startswith(prefix):
             field = field or own_field
             name = name if loc else own_field
-            if "is set but finetune_method" in prefix:  # a check across fields: name the field, not the whole workload
+            if "is set but finetune_method" in prefix or prefix == "num_gpus (":  # a check across fields: name the field, not the whole workload
                 return WorkloadError(f"{name}: {msg}", f"{name}：{zh}", field=field)
             return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：{zh}（收到 {shown(value)}）", field=field)
     return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：取值无效——{msg}（收到 {shown(value)}）", field=field)
@@ -148,9 +148,10 @@ _VALIDATOR_ZH: dict[str, tuple[str, str]] = {
     "unknown LoRA target module": (
         "lora_targets", "含有未知的 LoRA 目标模块名；可用 q、k、v、o、gate、up、down、lm_head、attention、mlp 或 all-linear"
         "（也可写 PEFT 的 q_proj、v_proj 等）"),
+    "num_gpus (": ("num_gpus", "GPU 总数不是 num_nodes 的整数倍；请给出 GPU 总数，例如两台 8 卡机器为 num_nodes 2、num_gpus 16"),
 }
 for _key in ("params_billion", "dataset_size_gb", "epochs", "budget_per_hour", "budget_total", "deadline_hours",
-             "expected_months_of_use"):
+             "expected_months_of_use", "training_tokens_billion", "requests_per_second"):
     _VALIDATOR_ZH[f"{_key} must be a finite number"] = (_key, "必须是有限数值")
 
 

@@ -106,6 +106,7 @@ MAX_GPUS = 4096
 # Lower bounds of the float fields are physical minimums too: a model of 10^-5 billion parameters (10,000), a
 # 1 kB dataset or 20 seconds of use is an input error, not a job (issue 21).
 MIN_PARAMS_BILLION = 0.001  # one million parameters: the smallest networks the memory model is meant for
+MAX_NODES = 512
 
 # LoRA target modules: canonical names (one block's linear layers + lm_head) and the names PEFT, torchtune,
 # litgpt and LLaMA-Factory configs use for them. Group names expand to several layers.
@@ -176,6 +177,9 @@ class Workload(BaseModel):
         None, description="Micro-batch per GPU (images or sequences; concurrent requests for inference). Default: the model's usual one.")
     num_gpus: Annotated[int, Field(ge=1, le=MAX_GPUS)] | None = Field(
         None, description="Number of GPUs you want to use in total (data parallel). Default: the fewest that fit.")
+    num_nodes: Annotated[int, Field(ge=1, le=MAX_NODES)] | None = Field(
+        None, description="Number of machines (instances) the job runs on, e.g. 2 for 'two machines with 8 GPUs each' "
+        "(then num_gpus is 16). Several machines are connected over RDMA. Default: as few as hold the job.")
     precision: Precision | None = Field(None, description="Numeric precision: fp32, fp16_amp, bf16_amp, bf16 (pure) or fp8. Default: fp32 for CNN training, bf16 for LLMs.")
     optimizer: Optimizer | None = Field(None, description="Optimizer: sgd, sgd_momentum, adam, adamw, adamw_8bit, adafactor or lion. Default: sgd_momentum for CNNs, adamw for transformers.")
     gradient_checkpointing: bool | None = Field(None, description="Activation (gradient) checkpointing on? Default: off for CV, on for LLM fine-tuning.")
@@ -212,6 +216,9 @@ class Workload(BaseModel):
     num_samples: Annotated[int, Field(ge=1, le=10_000_000_000)] | None = Field(None, description="Training samples (images, or sequences of seq_len tokens for language models). Default: from dataset_size_gb when given (the task's reference dataset's bytes per image, or about 4 bytes of text per token), else the task's reference dataset; both stated as assumptions.")
     dataset_size_gb: Annotated[float, Field(ge=0.001, le=10_000_000)] | None = Field(None, description="Dataset size on disk in GB: sizes storage, and gives the sample count when num_samples is not given. Default: unknown.")
     epochs: Annotated[float, Field(ge=0.001, le=100_000)] | None = Field(None, description="Passes over the data. Default: depends on the task.")
+    training_tokens_billion: Annotated[float, Field(ge=0.001, le=1_000_000)] | None = Field(
+        None, description="Tokens to train on in total, in billions, for language models (e.g. 100 for '100B tokens'): "
+        "sets the job size as tokens / seq_len sequences, one pass. Default: from num_samples and epochs.")
     data_loader_workers: Annotated[int, Field(ge=0, le=256)] | None = Field(None, description="DataLoader worker processes per GPU. Default: 4 (8 with heavy augmentation).")
     augmentation: Augmentation | None = Field(None, description="Data augmentation cost: light (flip, crop) or heavy (photometric, mosaic, multi-scale). Default: light.")
     gpu_preference: Annotated[str, Field(min_length=1, max_length=40)] | None = Field(
@@ -220,7 +227,10 @@ class Workload(BaseModel):
     region: Annotated[str, Field(max_length=32)] | None = Field(None, description="Where to run: 'mainland' (Chinese mainland), 'international', or a region id like 'cn-hangzhou', 'ap-southeast-1'. Default: cn-hangzhou.")
     budget_per_hour: Annotated[float, Field(ge=0.01, le=1_000_000)] | None = Field(None, description="Highest acceptable pay-as-you-go price per hour, in CNY. Default: no cap.")
     budget_total: Annotated[float, Field(ge=0.01, le=1_000_000_000)] | None = Field(None, description="Highest acceptable total cost of the job, in CNY. Default: no cap.")
-    deadline_hours: Annotated[float, Field(ge=0.01, le=100_000)] | None = Field(None, description="Wall-clock hours by which the job must finish. Default: none.")
+    deadline_hours: Annotated[float, Field(ge=0.01, le=100_000)] | None = Field(None, description="Wall-clock hours by which the job must finish: the plan adds GPUs (then machines) until the estimated time fits. Default: none.")
+    requests_per_second: Annotated[float, Field(ge=0.001, le=10_000_000)] | None = Field(
+        None, description="Serving load the service must sustain, in requests (images, or sequences of seq_len tokens) "
+        "per second, e.g. 2000: sizes the number of replicas. Default: not sized (one replica).")
     interruptible: bool | None = Field(None, description="Can the job checkpoint and restart after an interruption (needed for spot instances)? Default: no.")
     expected_months_of_use: Annotated[float, Field(ge=0.01, le=120)] | None = Field(None, description="How many months you expect to keep using this capacity (for savings plans / subscription). Default: under 1.")
     lang: Lang = Field(Lang.zh, description="Answer language: zh (Chinese) or en (English).")
@@ -243,7 +253,7 @@ class Workload(BaseModel):
         return value
 
     @field_validator("params_billion", "dataset_size_gb", "epochs", "budget_per_hour", "budget_total",
-                     "deadline_hours", "expected_months_of_use")
+                     "deadline_hours", "expected_months_of_use", "training_tokens_billion", "requests_per_second")
     @classmethod
     def _no_nan(cls, value: float | None, info: Any) -> float | None:
         return _finite(value, info.field_name)
@@ -276,6 +286,9 @@ class Workload(BaseModel):
             raise ValueError("lora_rank is set but finetune_method is 'full'; use lora or qlora, or drop lora_rank")
         if self.lora_targets is not None and self.finetune_method == FinetuneMethod.full:
             raise ValueError("lora_targets is set but finetune_method is 'full'; use lora or qlora, or drop lora_targets")
+        if self.num_nodes is not None and self.num_gpus is not None and self.num_gpus % self.num_nodes:
+            raise ValueError(f"num_gpus ({self.num_gpus}) is not a multiple of num_nodes ({self.num_nodes}); give the "
+                             "total number of GPUs, e.g. num_nodes 2 and num_gpus 16 for two machines of 8 GPUs")
         return self
 
 

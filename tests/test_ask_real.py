@@ -92,8 +92,10 @@ def test_terminal_answer_states_time_cost_and_the_constraints() -> None:
     assert "wall-clock about " in text and "pay-as-you-go for the job " in text and "CNY" in text
     assert "lowest total pay-as-you-go cost" in text
     assert "耗时约 " in _terminal(semseg, "zh")
-    tight = _terminal({**semseg, "deadline_hours": 1, "budget_total": 1})
-    assert "misses: " in tight and "No option meets the budget and deadline" in tight and "\n  - deadline: " in tight
+    # a deadline scales the plan out (issue 22): 0.01 h cannot be met on any layout in the catalog
+    tight = _terminal({**semseg, "deadline_hours": 0.01, "budget_total": 1})
+    assert "misses: " in tight and "No option meets the budget and deadline" in tight
+    assert "\n  - The 0.01 h deadline cannot be met" in tight
     serving = _terminal({"task": "inference", "model": "Llama 3.1 8B", "region": "cn-hangzhou"})
     assert "pay-as-you-go per month " in serving and "wall-clock" not in serving
 

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from gpu_advisor.kb.catalog_loader import clear_catalog_cache, load_catalog
-from gpu_advisor.cli.commands import cmd_catalog
-from gpu_advisor.cli.commands import add_refresh_parser
+from gpu_advisor.cli.commands import add_refresh_parser, cmd_catalog
 from gpu_advisor.kb.refresh import run_refresh
 
 REPO = Path(__file__).resolve().parents[1]

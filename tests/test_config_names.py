@@ -6,8 +6,7 @@ import pytest
 
 from gpu_advisor.errors import UnknownModelError
 from gpu_advisor.memory import estimate_memory
-from gpu_advisor.kb.confignames import parse
-from gpu_advisor.kb.confignames import resolve_method
+from gpu_advisor.kb.confignames import parse, resolve_method
 from gpu_advisor.workload import Workload
 
 SEG, DET, INS = "semantic_segmentation", "object_detection", "instance_segmentation"

@@ -12,7 +12,8 @@ def _fired(rec) -> set[str]:
 
 
 def test_a_16_bit_tensor_parallel_plan_is_not_called_int8_or_zero3() -> None:
-    rec = recommend({"task": "inference", "model": "Llama 3.1 70B", "lang": "en"})
+    # on 80 GB cards 16-bit weights over 4 GPUs hold the job at the planning estimate (int8 on one card does not)
+    rec = recommend({"task": "inference", "model": "Llama 3.1 70B", "lang": "en", "gpu_preference": "80GB"})
     assert rec.instance.total_gpus > 1 and rec.planned_memory.profile.job.quantization == "none"
     assert [m.en for m in rec.instance.mitigations] == ["tensor parallelism"]
     fired = _fired(rec)

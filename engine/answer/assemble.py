@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_advisor.costing import CostReport
 from gpu_advisor.util.i18n import Note, Text, note
-from gpu_advisor.plan.ladder import STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_MORE_NODES, STEP_SHARD
+from gpu_advisor.plan.ladder import STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_MORE_NODES, STEP_OFFLOAD, STEP_SHARD
 from gpu_advisor.plan.planner import Candidate, Plan
 from gpu_advisor.answer.recommendation import HostNeeds, Item, Option, Recommendation, TraceEntry
+from gpu_advisor.answer.lead import reconcile_assumptions
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.rules.loader import PLACEHOLDER
 from gpu_advisor.rules.schema import Rule
@@ -27,6 +28,8 @@ STEP_TEXT = {
     STEP_MICROBATCH: Text(en="smaller micro-batch + gradient accumulation", zh="减小微批 + 梯度累积"),
     STEP_SHARD: Text(en="ZeRO-3 / FSDP sharding", zh="ZeRO-3 / FSDP 分片"),
     STEP_MORE_NODES: Text(en="more instances (multi-node)", zh="多台实例（多机）"),
+    STEP_OFFLOAD: Text(en="CPU offload of the optimizer state and fp32 master weights (ZeRO-3 offload)",
+                       zh="把优化器状态与 fp32 主权重卸载到 CPU 内存（ZeRO-3 offload）"),
 }
 # serving's ladder (ladder.inference_steps): 8-bit weights at the AMP step, tensor parallelism at the sharding step
 SERVING_STEP_TEXT = {**STEP_TEXT, STEP_AMP: Text(en="INT8 weights", zh="INT8 权重"),
@@ -84,6 +87,7 @@ def _mitigations(c: Candidate, base: Any) -> list[Text]:
         STEP_MICROBATCH: c.variant.accum_steps > 1 and c.variant.step >= STEP_MICROBATCH,
         STEP_SHARD: w.distributed != base.distributed and c.nodes == 1,
         STEP_MORE_NODES: c.nodes > 1 and c.variant.step >= STEP_MORE_NODES,
+        STEP_OFFLOAD: bool(w.cpu_offload) and not base.cpu_offload,
     }
     texts = SERVING_STEP_TEXT if w.task == Task.inference else STEP_TEXT
     return [texts[s] for s in sorted(texts) if s <= c.variant.step and applied[s]]
@@ -209,11 +213,11 @@ def _cpu_instance(kb: Knowledge, job: Job) -> dict[str, Any] | None:
 
 
 def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, Any], firings: list[Firing],
-             lang: str, cost: CostReport | None = None) -> Recommendation:
+             lang: str, cost: CostReport | None = None, lead: list[Text] | None = None) -> Recommendation:
     trace, items = _trace(kb, firings, facts)
     chosen = the_plan.chosen if the_plan else None
     warnings = list(job.memory.warnings) + [note(i.rule_id, i.text.en, i.text.zh) for i in items
-                                            if i.section == "warning"]
+                                            if i.section in ("warning", "lead")]
     host = None if chosen is None else HostNeeds(vcpu=chosen.vcpu_need, ram_gib=round(chosen.ram_need_gib, 1),
                                                   formula=chosen.host_formula)
     choices = _choices(kb, firings)
@@ -226,7 +230,8 @@ def assemble(kb: Knowledge, job: Job, the_plan: Plan | None, facts: dict[str, An
                   for r in (the_plan.rejected if the_plan else [])],
         host=host, cpu_instance=_cpu_instance(kb, job), choices=choices, sections=items,
         cost=cost,
-        assumptions=_dedupe(job.assumptions + list(job.memory.assumptions)), warnings=_dedupe(warnings),
+        assumptions=reconcile_assumptions(_dedupe(job.assumptions + list(job.memory.assumptions)), chosen, job.workload),
+        warnings=_dedupe(warnings), lead=list(lead or []),
         trace=trace, knowledge=_knowledge_info(kb))
 
 

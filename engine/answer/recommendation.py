@@ -76,6 +76,8 @@ class Recommendation(_Model):
     lang: str
     workload: dict[str, Any] = Field(description="the job as evaluated: the user's values plus stated defaults")
     tier: str | None
+    lead: list[Text] = Field(default_factory=list, description="what the answer must say first: a plan that is tight at "
+                             "the planning estimate, and a default that decides the answer")
     memory: MemoryEstimate = Field(description="memory per GPU as the user configured the job")
     planned_memory: MemoryEstimate | None = Field(None, description="memory per GPU in the recommended plan")
     instance: Option | None

@@ -22,9 +22,20 @@ if TYPE_CHECKING:
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|])")
 _LINE_START = re.compile(r"(^|\n)(\s*)([#>+-])")
-# control characters other than newline and tab become spaces; &, <, > become HTML entities
-_PLAIN = str.maketrans({**{chr(i): " " for i in range(32) if chr(i) not in "\n\t"},
-                        "&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# control characters other than newline and tab become spaces; <, > become their look-alikes (>= as ≥, -> as →) so
+# that no HTML tag can form and a terminal shows no entity ("PyTorch >= 2.0", not "PyTorch &gt;= 2.0"); & becomes
+# &amp; only where it would start an entity
+_PLAIN = str.maketrans({chr(i): " " for i in range(32) if chr(i) not in "\n\t"})
+_ARROWS = (("<=", "≤"), (">=", "≥"), ("->", "→"), ("<-", "←"), ("<", "‹"), (">", "›"))
+_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+
+
+def _plain(text: str) -> str:
+    text = text.translate(_PLAIN)
+    if "<" in text or ">" in text:
+        for old, new in _ARROWS:
+            text = text.replace(old, new)
+    return _ENTITY.sub("&amp;", text) if "&" in text else text
 
 
 # any character or line start the escaping below would change: most values (numbers, instance types, names) have
@@ -44,7 +55,7 @@ def _md_escape(text: str) -> str:
     text = visible(text)  # C1 controls, bidi and zero-width characters: removed or a space (textsafe)
     if _NEEDS_ESCAPE.search(text) is None:
         return text
-    text = _MD_SPECIAL.sub(r"\\\1", text.translate(_PLAIN))
+    text = _MD_SPECIAL.sub(r"\\\1", _plain(text))
     return _LINE_START.sub(r"\1\2\\\3", text)
 
 

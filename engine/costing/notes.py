@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -100,7 +101,55 @@ def _base_notes() -> tuple[Note, ...]:
     )
 
 
-def storage_lines(job: Any, catalog: Any, nodes: int) -> list[StorageLine]:
+_CPFS_FORMULA = re.compile(r"min\{\s*([0-9.]+)\s*x\s*GiB,\s*([0-9,]+)\s*\}\s*MB/s")
+LARGE_DATASET_GB = 2000  # the storage rules' boundary (STOR-CPFS-LARGE): beyond it, one cloud disk is not the place
+
+
+def _cpfs_classes(catalog: Any) -> list[tuple[str, float, float]]:
+    """(class, MB/s per GiB, cap MB/s) of CPFS general-purpose, read from the catalog's throughput formulas."""
+    entry = catalog.storage.get("cpfs_general_purpose")
+    out = []
+    for cls in (entry.details or {}).get("classes", []) if entry else []:
+        m = _CPFS_FORMULA.search(str(cls.get("throughput", "")))
+        if m:
+            out.append((str(cls.get("class", "")), float(m.group(1)), float(m.group(2).replace(",", ""))))
+    return out
+
+
+def throughput_line(job: Any, catalog: Any, hours: float | None, gpus: int) -> StorageLine | None:
+    """The read throughput the plan needs (samples x epochs x bytes per sample / wall-clock time) and what CPFS of the
+    dataset's size delivers (the catalog's per-class formulas); None without a size, a time or a per-sample size."""
+    from gpu_advisor.plan.defaults import _bytes_per_sample
+
+    w = job.workload
+    per = _bytes_per_sample(w)
+    if not hours or not w.num_samples or per is None:
+        return None
+    epochs = float(w.epochs or 1.0)
+    need = w.num_samples * epochs * per[0] / (hours * 3600) / 1e6  # MB/s
+    en = (f"the plan reads about {need:,.0f} MB/s on average ({w.num_samples:,} samples x {epochs:g} epoch(s) at "
+          f"{per[0] / 1e3:,.0f} KB each in about {hours:,.0f} h on {gpus} GPU(s))")
+    zh = (f"方案平均读取约 {need:,.0f} MB/s（{w.num_samples:,} 个样本 × {epochs:g} 轮，每个约 {per[0] / 1e3:,.0f} KB，"
+          f"{gpus} 张卡约 {hours:,.0f} 小时）")
+    size = float(w.dataset_size_gb) if w.dataset_size_gb is not None else None
+    classes = _cpfs_classes(catalog)
+    if size is not None and classes:
+        gib = size * 1e9 / 2**30
+        parts_en, parts_zh = [], []
+        for name, per_gib, cap in classes:
+            got = min(per_gib * gib, cap)
+            verdict_en, verdict_zh = ("enough", "够用") if got >= need else ("not enough", "不够")
+            parts_en.append(f"{name}: min({per_gib:g} x {gib:,.0f} GiB, {cap:,.0f}) = {got:,.0f} MB/s, {verdict_en}")
+            parts_zh.append(f"{name}：min({per_gib:g} × {gib:,.0f} GiB, {cap:,.0f}) = {got:,.0f} MB/s，{verdict_zh}")
+        en += "; CPFS general-purpose at the dataset's size gives " + "; ".join(parts_en)
+        zh += "；按数据集容量，CPFS 通用型可提供 " + "；".join(parts_zh)
+    entry = catalog.storage.get("cpfs_general_purpose")
+    return StorageLine(item=_THROUGHPUT, size_gib=size, note=Text(en=en + "; CPFS capacity prices are not in the "
+                       "catalog: no storage price is given", zh=zh + "；目录中没有 CPFS 容量价格，不给出存储费用"),
+                       source=entry.source if entry else None)
+
+
+def storage_lines(job: Any, catalog: Any, nodes: int, hours: float | None = None, gpus: int = 1) -> list[StorageLine]:
     w = job.workload
     essd = catalog.storage.get("essd")
     size = float(w.dataset_size_gb) if w.dataset_size_gb is not None else None
@@ -110,7 +159,15 @@ def storage_lines(job: Any, catalog: Any, nodes: int) -> list[StorageLine]:
         cpfs = catalog.storage.get("cpfs_general_purpose")
         lines.append(StorageLine(item=_SHARED_FS, size_gib=size, note=_SHARED_FS_NO_PRICE,
                                  source=cpfs.source if cpfs else None))
+    if nodes > 1 or (size is not None and size > LARGE_DATASET_GB):
+        line = throughput_line(job, catalog, hours, gpus)
+        if line is not None:
+            lines.append(line)
     return lines
+
+
+_THROUGHPUT = Text(en="read throughput the GPUs need vs what the shared file system delivers",
+                   zh="GPU 所需读取吞吐与共享文件系统可提供的吞吐")
 
 
 _ESSD = Text(en="ESSD cloud disk for the dataset and checkpoints (PL1 or AutoPL)",

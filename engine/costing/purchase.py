@@ -92,12 +92,19 @@ def break_even_months(utilisation: float = 1.0) -> Range:
                  high=term * (1 - basis.SAVINGS_DISCOUNT_LOW) / utilisation)
 
 
-def savings_line(payg: PurchaseLine, months: float | None) -> PurchaseLine:
+def savings_line(payg: PurchaseLine, months: float | None, per_month: bool = False) -> PurchaseLine:
+    """A job shorter than the break-even point still pays the whole commitment: its total is then the 1-year
+    commitment (hourly x (1 - discount) x 12 x 730 h), never a discounted job total that would undercut the
+    pay-as-you-go it is said to lose to."""
     keep_low, keep_high = 1 - basis.SAVINGS_DISCOUNT_HIGH, 1 - basis.SAVINGS_DISCOUNT_LOW
     even = break_even_months()
     if payg.hourly is None:
         return _savings_unavailable(months)
     total = None if payg.total is None else Range(low=payg.total.low * keep_low, high=payg.total.high * keep_high)
+    if total is not None and not per_month and (months is None or months < even.high):
+        term_h = basis.SAVINGS_TERM_MONTHS * basis.HOURS_PER_MONTH
+        commitment = Range(low=payg.hourly.low * keep_low * term_h, high=payg.hourly.high * keep_high * term_h)
+        total = Range(low=max(total.low, commitment.low), high=max(total.high, commitment.high))
     hourly = Range(low=payg.hourly.low * keep_low, high=payg.hourly.high * keep_high)
     return PurchaseLine(model="savings_plan", total=total, hourly=hourly, break_even_months=even,
                         note=_savings_note(months))

@@ -68,7 +68,7 @@ def cost_option(c: Candidate, job: Job, catalog: Any) -> CostOption:
     observed = history.find(c.instance.type, job.region) if history else None
     payg = payg_line(c.hourly, hours, _is_serving(job))
     purchases = [payg, spot_line(c.hourly, hours, bool(job.workload.interruptible), observed),
-                 savings_line(payg, job.workload.expected_months_of_use)]
+                 savings_line(payg, job.workload.expected_months_of_use, _is_serving(job))]
     p = c.price
     return CostOption(
         instance_type=c.instance.type, family=c.instance.family, gpu_id=c.gpu.id, gpu_display=c.gpu.display_name,
@@ -94,8 +94,11 @@ def _pick(options: list[CostOption], keys: dict[int, tuple[Any, Any]] | None = N
     keys = _keys(options) if keys is None else keys
     by_cost = sorted(options, key=lambda o: keys[id(o)])
     by_time = sorted(options, key=lambda o: keys[id(o)][::-1])
-    cheapest = next((o.instance_type for o in by_cost if _cost_key(o)[0] < 2), None)
-    fastest = next((o.instance_type for o in by_time if o.time.wall_hours is not None), None)
+    # "cheapest" / "fastest" only among two or more options that have the figure: one option alone is neither
+    priced = [o for o in by_cost if _cost_key(o)[0] < 2]
+    timed = [o for o in by_time if o.time.wall_hours is not None]
+    cheapest = priced[0].instance_type if len(priced) > 1 else None
+    fastest = timed[0].instance_type if len(timed) > 1 else None
     fitting = [o for o in by_cost if not o.violations]
     recommended = fitting[0].instance_type if fitting else None
     return cheapest, fastest, recommended
@@ -122,8 +125,19 @@ def _why(report_opts: dict[str, CostOption], cheapest: str | None, fastest: str 
     else:
         why = Text(en="no option has a price in this region: ranked by time only (planner order where time is unknown)",
                    zh="该地域没有任何方案的价格：仅按时间排序（时间未知时按规划器顺序）")
-    if fastest == recommended and rec.time.wall_hours is not None:
-        why = Text(en=f"{why.en}; it is also the fastest", zh=f"{why.zh}；同时也是最快的")
+    unpriced = sum(1 for o in report_opts.values() if o.payg_mid is None)
+    untimed = sum(1 for o in report_opts.values() if o.time.wall_hours is None)
+    if rec.payg_mid is not None and unpriced:
+        why = Text(en=f"{why.en} ({unpriced} of {len(report_opts)} options have no job total to compare: no price or no time)",
+                   zh=f"{why.zh}（{len(report_opts)} 个方案中有 {unpriced} 个缺少价格或时间，无法比较总价）")
+    timed = len(report_opts) - untimed
+    if fastest == recommended and rec.time.wall_hours is not None and timed <= 1:
+        why = Text(en=f"{why.en}; it is the only option with a time estimate, so no speed comparison is made",
+                   zh=f"{why.zh}；它是唯一有时间估算的方案，因此不作快慢比较")
+    elif fastest == recommended and rec.time.wall_hours is not None:
+        qual_en = f" of the {timed} options with a time estimate" if untimed else ""
+        qual_zh = f"（在 {timed} 个有时间估算的方案中）" if untimed else ""
+        why = Text(en=f"{why.en}; it is also the fastest{qual_en}", zh=f"{why.zh}；同时也是最快的{qual_zh}")
     elif fastest is not None and not serving:
         fast = report_opts[fastest]
         but_en, but_zh = ("but costs more", "但更贵") if fast.payg_mid is not None else (
@@ -133,14 +147,22 @@ def _why(report_opts: dict[str, CostOption], cheapest: str | None, fastest: str 
     return why
 
 
-def _relax(options: list[CostOption], job: Job) -> list[Text]:
+def _relax(options: list[CostOption], job: Job, deadline_notes: list[Text] | None = None) -> list[Text]:
     w, out = job.workload, []
     timed = [o.time.wall_hours.mid for o in options if o.time.wall_hours is not None]
     totals = [o.payg_mid for o in options if o.payg_mid is not None and o.currency == BUDGET_CURRENCY]
     hourly = [o.hourly_total for o in options if o.hourly_total is not None and o.currency == BUDGET_CURRENCY]
-    if w.deadline_hours and timed and min(timed) > w.deadline_hours:
-        out.append(Text(en=f"deadline: the fastest option needs about {min(timed):.1f} h; allow that, or more GPUs (num_gpus)",
-                        zh=f"期限：最快的方案约需 {min(timed):.1f} 小时；请放宽期限或增加 GPU 数（num_gpus）"))
+    if w.deadline_hours and deadline_notes:
+        out.extend(deadline_notes)
+    elif w.deadline_hours and timed and min(timed) > w.deadline_hours:
+        fastest = min((o for o in options if o.time.wall_hours is not None), key=lambda o: o.time.wall_hours.mid)
+        gpu_hours = fastest.time.gpu_hours.mid if fastest.time.gpu_hours else min(timed) * fastest.total_gpus
+        needed = -(-int(gpu_hours) // max(1, int(w.deadline_hours)))
+        out.append(Text(en=f"deadline: the fastest option needs about {min(timed):.1f} h; allow that, or more GPUs "
+                           f"(num_gpus): at {fastest.gpu_display}'s rate ({gpu_hours:,.0f} GPU-hours) about {needed} "
+                           f"would meet {w.deadline_hours:g} h",
+                        zh=f"期限：最快的方案约需 {min(timed):.1f} 小时；请放宽期限或增加 GPU 数（num_gpus）：按 "
+                           f"{fastest.gpu_display} 的速度（{gpu_hours:,.0f} GPU 时），约 {needed} 张可在 {w.deadline_hours:g} 小时内完成"))
     if w.budget_total and totals and min(totals) > w.budget_total:
         out.append(Text(en=f"total budget: the cheapest option costs about {min(totals):,.0f} CNY pay-as-you-go; raise it, "
                            "or mark the job interruptible to allow spot",
@@ -175,9 +197,19 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
         by_time=[o.instance_type for o in sorted(options, key=lambda o: keys[id(o)][::-1])],
         cheapest=cheapest, fastest=fastest, recommended=recommended,
         why=_why(by_name, cheapest, fastest, recommended, _is_serving(job)),
-        relax=[] if recommended else _relax(options, job),
-        storage=N.storage_lines(job, catalog, max(c.nodes for c in cands)),
+        relax=[] if recommended else _relax(options, job, plan.deadline_relax),
+        storage=N.storage_lines(job, catalog, max(c.nodes for c in cands), *_storage_basis(by_name, recommended, options)),
         assumptions=notes, sources=sources + _lever_sources(catalog))
+
+
+def _storage_basis(by_name: dict[str, CostOption], recommended: str | None,
+                   options: list[CostOption]) -> tuple[float | None, int]:
+    """(mid hours, GPUs) of the option whose read rate the storage lines work out: the recommended one, else the
+    fastest with a time."""
+    o = by_name.get(recommended) if recommended else None
+    if o is None or o.time.wall_hours is None:
+        o = min((x for x in options if x.time.wall_hours is not None), key=lambda x: x.time.wall_hours.mid, default=None)
+    return (o.time.wall_hours.mid, o.total_gpus) if o is not None else (None, 1)
 
 
 def _marked(o: CostOption, cheapest: str | None, fastest: str | None, recommended: str | None) -> CostOption:

@@ -12,6 +12,14 @@ if TYPE_CHECKING:
     from gpu_advisor.memory.settings import Resolved
 
 DEFAULT_TORCH = "2.4"
+# A full LLM fine-tune's precision when none is given: the convention of the most common stacks
+FULL_FT_PRECISION = "bf16_amp"
+FULL_FT_PRECISION_WHY = (
+    "bf16 mixed precision with fp32 master weights and fp32 AdamW states (16 bytes per parameter), the convention "
+    "of HF Trainer (bf16=True), LLaMA-Factory and DeepSpeed's bf16 mode; pure bf16 (8 bytes per parameter) needs "
+    "less memory but is not their default",
+    "bf16 混合精度 + fp32 主权重与 fp32 AdamW 状态（每参数 16 字节），即 HF Trainer（bf16=True）、LLaMA-Factory 与 "
+    "DeepSpeed bf16 模式的默认做法；纯 bf16（每参数 8 字节）更省显存，但不是这些框架的默认")
 
 
 def _pick(r: Resolved, fld: str, given: object, default: object, en: str, zh: str) -> object:
@@ -85,8 +93,14 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 1),
                                     *(("usual micro-batch", "常用微批大小") if r.training else
                                       ("sequences served at once (concurrent requests)", "同时处理的序列数（并发请求）")))
-    s["precision"] = _enum(_pick(r, "precision", w.precision, defaults.get("precision", "bf16"),
-                                 "usual precision for transformers", "Transformer 常用精度"))
+    full_ft = w.task == Task.llm_finetune and _enum(w.finetune_method) in (None, "full")
+    if full_ft and w.precision is None:
+        # HF Trainer (bf16=True) / LLaMA-Factory / DeepSpeed's bf16 section: bf16 autocast over fp32 master weights
+        # and fp32 AdamW states (16 B/param); pure bf16 (8 B/param) is the exception, not the convention.
+        s["precision"] = r.assume("precision", FULL_FT_PRECISION, FULL_FT_PRECISION_WHY[0], FULL_FT_PRECISION_WHY[1])
+    else:
+        s["precision"] = _enum(_pick(r, "precision", w.precision, defaults.get("precision", "bf16"),
+                                     "usual precision for transformers", "Transformer 常用精度"))
     if not r.training:
         quant = _enum(w.quantization) if w.quantization is not None else None
         s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
@@ -119,7 +133,12 @@ def fill_settings(w: Workload, r: Resolved) -> None:
     """Fill r.settings from w and the task defaults (knowledge/models/defaults.yaml)."""
     defaults = knowledge().task_defaults.get(w.task.value, {})
     if r.kind == "cv" and w.task in (Task.inference, Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune):
+        # a vision model served (or named under a text task) takes its own task's defaults: a classifier's
+        # 224 x 224 ImageNet input, not a segmentation crop
         defaults = knowledge().task_defaults.get("semantic_segmentation", {})
+        if r.method is not None and r.method.family == "classification":
+            defaults = {**defaults, "input_size": knowledge().task_defaults["image_classification"]["input_size"],
+                        "why": knowledge().task_defaults["image_classification"]["why"]}
     if r.kind == "cv":
         _cv_fields(w, r, defaults)
     else:

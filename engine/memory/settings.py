@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_advisor.util.i18n import Note, note
-from gpu_advisor.kb.confignames import parse as parse_config
+from gpu_advisor.kb.confignames import parse as parse_config, resolve_method
 from gpu_advisor.memory.jobdefaults import fill_settings
 from gpu_advisor.kb.models import BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone, resolve_transformer, shape_borrowed_by, unknown
-from gpu_advisor.kb.confignames import resolve_method
 from gpu_advisor.workload import Task, Workload
 
 TEXT_TASKS = {Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune}

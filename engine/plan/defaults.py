@@ -167,11 +167,43 @@ def _samples_from_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
         "num_samples", samples)]
 
 
+def _samples_from_tokens(w: Workload) -> tuple[dict[str, Any], list[Note]] | None:
+    """num_samples (and one pass) from training_tokens_billion for a language model; a note either way."""
+    if w.training_tokens_billion is None:
+        return None
+    tokens = float(w.training_tokens_billion)
+    if w.task not in TEXT_TASKS or not w.seq_len:
+        return {}, [note("tokens_not_used", f"training_tokens_billion = {tokens:g} not used: it sizes language-model "
+                         "jobs only; give num_samples and epochs.",
+                         f"training_tokens_billion = {tokens:g} 未使用：它只用于语言模型作业；请给出 num_samples 与 epochs。",
+                         "training_tokens_billion", tokens)]
+    if w.num_samples is not None:
+        return {}, [note("tokens_not_used", f"training_tokens_billion = {tokens:g} not used: num_samples = "
+                         f"{w.num_samples:,} was given and sets the job size.",
+                         f"training_tokens_billion = {tokens:g} 未使用：已给出 num_samples = {w.num_samples:,}，按它计算作业量。",
+                         "training_tokens_billion", tokens)]
+    samples = max(1, round(tokens * 1e9 / w.seq_len))
+    update: dict[str, Any] = {"num_samples": samples}
+    epochs_en = epochs_zh = ""
+    if w.epochs is None:
+        update["epochs"] = 1.0
+        epochs_en, epochs_zh = ", one pass", "，遍历一次"
+    return update, [note("samples_from_tokens", f"{tokens:g}B training tokens = {samples:,} sequences of {w.seq_len} "
+                         f"tokens{epochs_en}.", f"{tokens:g}B 训练 token = {samples:,} 条 {w.seq_len} token 的序列{epochs_zh}。",
+                         "num_samples", samples)]
+
+
 def _job_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
-    """The sample count time and cost need, when the user gave none: from the dataset's size when given, else a
-    typical dataset for the task."""
+    """The sample count time and cost need, when the user gave none: from the training tokens, else from the
+    dataset's size when given, else a typical dataset for the task."""
+    from_tokens = _samples_from_tokens(w)
+    if from_tokens is not None and (from_tokens[0] or w.num_samples is not None):
+        return from_tokens
     if w.num_samples is not None:
         return {}, []
+    if from_tokens is not None:  # tokens given for a task they do not size: say so, then size as usual
+        update, notes = _job_size(w.model_copy(update={"training_tokens_billion": None}))
+        return update, from_tokens[1] + notes
     from_size = _samples_from_size(w)
     if from_size[0] or w.task.value not in _datasets():
         return from_size
@@ -201,7 +233,7 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
     size, size_notes = _job_size(resolved)  # resolved: its seq_len is the one the estimate used
     if size:
         resolved = resolved.model_copy(update=size)
-        notes.extend(size_notes)
+    notes.extend(size_notes)
     if w.interruptible is None and w.task == Task.inference:
         notes.append(note("default_interruptible", "Not said whether the service can lose an instance at short notice: "
                           "assumed no, so spot instances (released 5 minutes after notice) are not recommended.",

@@ -14,7 +14,7 @@ from typing import Any
 
 from gpu_advisor.workload import Distributed, Precision, Quantization, Workload
 
-STEP_AS_GIVEN, STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_SHARD, STEP_MORE_NODES = range(6)
+STEP_AS_GIVEN, STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_SHARD, STEP_MORE_NODES, STEP_OFFLOAD = range(7)
 GPUS_PER_NODE_CHOICES = (1, 2, 4, 8)
 MAX_TOTAL_GPUS = 512
 
@@ -22,8 +22,11 @@ MAX_TOTAL_GPUS = 512
 # extra forward on top of forward + backward (backward ~ 2x forward) = 4/3 (Chen et al. 2016,
 # arXiv:1604.06174; Korthikanti et al. 2022, arXiv:2205.05198 sec. 5). AMP and smaller micro-batches add no
 # arithmetic; sharding adds communication that the time estimate accounts for separately.
+# CPU offload (last, and only on the GPU count the user fixed) adds the CPU optimizer step and PCIe traffic, which
+# the time estimate does not count: the planner ranks it after every plan that keeps the states on the GPUs instead
+# of pricing that time with a guessed factor.
 TIME_FACTOR = {STEP_AS_GIVEN: 1.0, STEP_AMP: 1.0, STEP_CKPT: 4 / 3, STEP_MICROBATCH: 4 / 3,
-               STEP_SHARD: 4 / 3, STEP_MORE_NODES: 4 / 3}
+               STEP_SHARD: 4 / 3, STEP_MORE_NODES: 4 / 3, STEP_OFFLOAD: 4 / 3}
 
 
 @dataclass(frozen=True)
@@ -74,14 +77,21 @@ def _amp_precision(precision: Precision | None, bf16: bool) -> Precision | None:
 def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> list[Step]:
     """The mitigation chain for one GPU model, cheapest change first; each step keeps the previous ones."""
     return list(_training_steps(w.precision, bool(w.gradient_checkpointing), w.batch_size_per_gpu or 1, bf16, gpus,
-                                fixed_gpus, max_gpus_per_node))
+                                fixed_gpus, max_gpus_per_node, bool(w.cpu_offload) or not _offload_applies(w)))
+
+
+def _offload_applies(w: Workload) -> bool:
+    """CPU offload moves the optimizer state and fp32 master weights: it matters for a full fine-tune or pretraining
+    of a transformer, not for LoRA / QLoRA (a few MB of adapter state) or a CNN."""
+    method = getattr(w.finetune_method, "value", w.finetune_method)
+    return w.task.value in ("llm_finetune", "llm_pretrain", "nlp_finetune") and method in (None, "full")
 
 
 # The chain depends on the workload only through precision, checkpointing and batch: built once per such key (the
 # steps are frozen), not for every GPU model of every answer.
 @lru_cache(maxsize=1024)
 def _training_steps(precision: Precision | None, checkpointing: bool, batch: int, bf16: bool, gpus: int,
-                    fixed_gpus: bool, max_gpus_per_node: int) -> tuple[Step, ...]:
+                    fixed_gpus: bool, max_gpus_per_node: int, offloaded: bool = False) -> tuple[Step, ...]:
     out = [Step(STEP_AS_GIVEN, (), gpus)]
     kept: dict[str, Any] = {}
     amp = _amp_precision(precision, bf16)
@@ -101,6 +111,10 @@ def _training_steps(precision: Precision | None, checkpointing: bool, batch: int
         step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
         out.append(Step(step, tuple({**small, "distributed": Distributed.zero3, "num_gpus": n}.items()), n,
                         accum_steps=batch))
+    if fixed_gpus and not offloaded:
+        # the GPU count is the user's: model states to CPU memory (ZeRO-3 offload / FSDP CPUOffload) is what is left
+        out.append(Step(STEP_OFFLOAD, tuple({**small, "distributed": Distributed.zero3, "num_gpus": gpus,
+                                             "cpu_offload": True}.items()), gpus, accum_steps=batch))
     return tuple(out)
 
 

@@ -9,16 +9,18 @@ region come after priced ones. Every rejected GPU is kept with its reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from gpu_advisor.kb.catalog import GPU, Catalog, InstanceType, Price
 from gpu_advisor.util.i18n import Text
-from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_MORE_NODES, TIME_FACTOR, Copies, Step, Variant, inference_steps, training_steps
+from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_MORE_NODES, STEP_OFFLOAD, STEP_SHARD, TIME_FACTOR, Copies, Step, Variant, inference_steps, training_steps
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.plan.preference import resolve_gpu_preference
 from gpu_advisor.workload import Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
 EXCLUDED_STATUS = ("not_recommended", "preview", "unverified")
+TRAINING_TAGS = {"training"}  # Alibaba's positioning for training beyond "small-scale" (intended_use_tags)
 SOFT_SHORTFALL = 0.10  # a type up to 10 % short of the vCPU / RAM estimate is ranked normally (and warned about)
 
 
@@ -35,6 +37,10 @@ class Candidate:
     host_formula: Text
     price: Price | None
     shortfalls: list[Text] = field(default_factory=list)
+    tight: bool = False  # fits on the central estimate only: the planning (upper) estimate exceeds the card
+    misses_deadline: bool = False  # scaleout.py: its time misses the deadline even scaled out, or is unknown
+    scaled_from: int = 0  # GPUs memory alone needs, when scaleout.py added GPUs to meet the deadline
+    replicas: int = 1  # serving: identical copies of this configuration the request rate needs (serving.py)
 
     @property
     def price_per_hour(self) -> float | None:
@@ -46,7 +52,7 @@ class Candidate:
 
     @property
     def hourly(self) -> float | None:
-        return None if self.price_per_hour is None else self.price_per_hour * self.nodes
+        return None if self.price_per_hour is None else self.price_per_hour * self.nodes * self.replicas
 
     @property
     def headroom_pct(self) -> float:
@@ -59,11 +65,32 @@ class Candidate:
         t = self.instance
         return t.vcpu < self.vcpu_need * (1 - SOFT_SHORTFALL) or t.memory_gib < self.ram_need_gib * (1 - SOFT_SHORTFALL)
 
+    @property
+    def upper_gib(self) -> float:
+        return upper_gib(self.estimate)
+
+    @property
+    def sharded_off_training(self) -> bool:
+        """Model states sharded over several GPUs without NVLink of a family Alibaba does not position for training
+        (inference, graphics, "small-scale training": gn7i, ebmgn7ix, gn8is, ...): every step all-gathers the
+        parameters over PCIe (NET-PCIE-SHARD), and such families are for small training at most
+        (shared/research/seed_errors.md, error 10)."""
+        tags = set(self.instance.intended_use_tags)
+        return (self.variant.step >= STEP_SHARD and self.total_gpus > 1 and self.variant.step != STEP_OFFLOAD
+                and not self.instance.nvlink and not tags & TRAINING_TAGS)
+
     def rank_key(self) -> tuple[float, ...]:
+        """A plan that keeps the model states on the GPUs ranks before CPU offload (whose CPU optimizer step and PCIe
+        traffic the time estimate leaves out), and one that shards them on a family positioned for training before one
+        that shards them on an inference / graphics family; then, among priced options (an unpriced one cannot be compared on
+        cost), a plan that holds the job at the planning (upper) estimate before one that holds it only at the central
+        estimate (the answer then says first that it is tight); then by effective hourly cost."""
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
-        return (self.hard_shortfall, hourly is None, effective, len(self.shortfalls), self.variant.step,
-                self.total_gpus, -self.gpu.memory_gb)
+        return (self.hard_shortfall, self.misses_deadline, self.variant.step == STEP_OFFLOAD, self.sharded_off_training,
+                hourly is None, self.tight,
+                effective,
+                len(self.shortfalls), self.variant.step, self.total_gpus, -self.gpu.memory_gb)
 
 
 @dataclass
@@ -78,14 +105,24 @@ class Plan:
     options: list[Candidate]
     rejected: list[Rejection]
     preferred: frozenset[str] = frozenset()
+    deadline_notes: list[Text] = field(default_factory=list)  # scaleout.py / serving.py: said first in the answer
+    deadline_relax: list[Text] = field(default_factory=list)  # scaleout.py: why the deadline cannot be met
 
     @property
     def preference_met(self) -> bool:
         return bool(self.preferred) and self.chosen is not None and self.chosen.gpu.id in self.preferred
 
 
-def _fits(estimate: MemoryEstimate, gpu: GPU) -> bool:
-    return estimate.device_total_gib <= gpu.memory_gb * (1 - FIT_HEADROOM)
+def upper_gib(estimate: MemoryEstimate) -> float:
+    """Device memory at the planning (upper) estimate: the central device total plus the family's planning margin."""
+    return estimate.device_total_gib + max(0.0, estimate.allocated_upper_gib - estimate.allocated_peak_gib)
+
+
+def _fits(estimate: MemoryEstimate, gpu: GPU, strict: bool = False) -> bool:
+    """Central estimate within the card less FIT_HEADROOM; ``strict``: the planning (upper) estimate within the card."""
+    if estimate.device_total_gib > gpu.memory_gb * (1 - FIT_HEADROOM):
+        return False
+    return not strict or upper_gib(estimate) <= gpu.memory_gb
 
 
 def _usable(t: InstanceType, training: bool) -> bool:
@@ -117,9 +154,17 @@ def _prices(catalog: Catalog, region: str) -> dict[str, Price]:
         t.type: price for t in catalog.instance_types.values() if (price := catalog.price(t.type, region)) is not None})
 
 
+def _stated_gpus(w: Workload, max_per_node: int) -> int | None:
+    """The GPU count the user fixed: num_gpus, or num_nodes machines of this GPU's largest type."""
+    if w.num_gpus is not None:
+        return w.num_gpus
+    return w.num_nodes * max_per_node if w.num_nodes else None
+
+
 def _steps(w: Workload, gpu: GPU, max_per_node: int) -> list[Step]:
-    gpus = w.num_gpus or 1
-    fixed = w.num_gpus is not None
+    stated = _stated_gpus(w, max_per_node)
+    gpus = stated or 1
+    fixed = stated is not None
     if w.task == Task.inference:
         return inference_steps(w, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
     return training_steps(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
@@ -150,35 +195,57 @@ def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Ste
     return steps
 
 
-def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo,
-               chains: Chains) -> tuple[Variant, MemoryEstimate] | None:
-    """The first step of the chain whose estimate fits ``gpu``; only the workloads looked at are built.
+def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: int) -> Callable[[int], bool]:
+    """Whether ``n`` GPUs of this model can be laid out on the catalog's types: a type with that many per instance,
+    and for several instances one with RDMA that Alibaba positions for training."""
+    def ok(n: int) -> bool:
+        nodes, per_node = _layout(n, max_per_node, w.num_nodes)
+        same = types.get(per_node, [])
+        if nodes == 1:
+            return bool(same)
+        return any(t.rdma != "none" and "training" in t.intended_use_tags for t in same)
+    return ok
+
+
+def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Chains,
+               placeable: Callable[[int], bool] | None = None) -> tuple[Variant, MemoryEstimate, bool] | None:
+    """The first step of the chain whose planning (upper) estimate fits ``gpu``, else the first whose central
+    estimate fits (then the third value, tight, is True); only the workloads looked at are built.
 
     The job as given (step 0, usually estimated already) is tried first: most jobs fit most cards as given, and
     then the chain's other steps are never estimated (3.5 -> 2.8 new estimates per answer on the latency mix)."""
     steps = _chain(w, gpu, max_per_node, chains)
     first = steps[0].variant(w, chains.copies)
     estimate = _estimate(memo, first.workload)
-    if _fits(estimate, gpu):
-        return first, estimate
+    if _fits(estimate, gpu, strict=True):
+        return first, estimate, False
     if not _fits(_estimate(memo, steps[-1].variant(w, chains.copies).workload), gpu):
         return None  # the most aggressive step does not fit: no earlier step will
+    loose = (first, estimate) if _fits(estimate, gpu) else None
     for step in steps[1:]:
+        if placeable is not None and not placeable(step.gpus):
+            continue  # no type carries this layout: a fit there is no plan
         variant = step.variant(w, chains.copies)
         estimate = _estimate(memo, variant.workload)
-        if _fits(estimate, gpu):
-            return variant, estimate
-    return None
+        if _fits(estimate, gpu, strict=True):
+            return variant, estimate, False
+        if loose is None and _fits(estimate, gpu):
+            loose = (variant, estimate)
+    return None if loose is None else (*loose, True)
 
 
-def _layout(total: int, max_per_node: int) -> tuple[int, int]:
+def _layout(total: int, max_per_node: int, nodes: int | None = None) -> tuple[int, int]:
+    """(instances, GPUs per instance) for ``total`` GPUs: the user's number of machines when given, else as few as
+    the largest type of this GPU allows."""
+    if nodes and total % nodes == 0:
+        return nodes, total // nodes
     per_node = min(total, max_per_node)
     return -(-total // per_node), per_node
 
 
 def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], max_per_node: int, variant: Variant,
-                    estimate: MemoryEstimate, prices: dict[str, Price], hosts: dict) -> list[Candidate]:
-    nodes, per_node = _layout(variant.gpus, max_per_node)
+                    estimate: MemoryEstimate, prices: dict[str, Price], hosts: dict, tight: bool = False) -> list[Candidate]:
+    nodes, per_node = _layout(variant.gpus, max_per_node, w.num_nodes)
     same_count = types.get(per_node)
     if not same_count:
         return []
@@ -190,8 +257,11 @@ def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]],
     for t in same_count:
         if nodes > 1 and (t.rdma == "none" or "training" not in t.intended_use_tags):
             continue  # multi-node training needs RDMA and a family Alibaba positions for training
+        if variant.workload.cpu_offload and t.memory_gib < host.ram_gib:
+            continue  # offloaded states live in host RAM: a type without that RAM cannot run the plan at all
         price = prices.get(t.type)
-        cand = Candidate(gpu, t, variant, estimate, nodes, per_node, host.vcpu, host.ram_gib, host.formula, price)
+        cand = Candidate(gpu, t, variant, estimate, nodes, per_node, host.vcpu, host.ram_gib, host.formula, price,
+                         tight=tight)
         if t.vcpu < host.vcpu:
             cand.shortfalls.append(Text(en=f"{t.vcpu} vCPU < {host.vcpu} needed by the data pipeline",
                                         zh=f"{t.vcpu} vCPU 少于数据流水线所需的 {host.vcpu}"))
@@ -235,15 +305,21 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
         if unsupported is not None:
             rejected.append(Rejection(gpu, unsupported))
             continue
-        found = _first_fit(w, gpu, max_per_node, memo, chains)
+        found = _first_fit(w, gpu, max_per_node, memo, chains, _placeable(w, types, max_per_node))
         if found is None:
             rejected.append(Rejection(gpu, Text(
                 en=f"does not fit even after every mitigation ({gpu.memory_gb:g} GB per GPU)",
                 zh=f"即使采取全部显存优化措施仍放不下（每卡 {gpu.memory_gb:g} GB）")))
             continue
-        variant, estimate = found
-        cands = _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
+        variant, estimate, tight = found
+        cands = _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts, tight)
         if not cands:
+            nodes, per_node = _layout(variant.gpus, max_per_node, w.num_nodes)
+            if per_node not in types:
+                rejected.append(Rejection(gpu, Text(
+                    en=f"no instance type carries {per_node} of these GPUs ({nodes} machine(s) × {per_node})",
+                    zh=f"没有每台 {per_node} 张该 GPU 的规格（{nodes} 台 × {per_node} 卡）")))
+                continue
             rejected.append(Rejection(gpu, Text(
                 en="needs several instances, but no type of this GPU has RDMA and is positioned for training",
                 zh="需要多台实例，但该 GPU 没有既支持 RDMA 又定位于训练的规格")))
@@ -256,4 +332,4 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
     return Plan(options[0] if options else None, options, rejected, preferred)
 
 
-__all__ = ["Candidate", "Plan", "Rejection", "plan", "STEP_AS_GIVEN", "STEP_MORE_NODES"]
+__all__ = ["Candidate", "Plan", "Rejection", "plan", "upper_gib", "STEP_AS_GIVEN", "STEP_MORE_NODES", "STEP_OFFLOAD"]

@@ -31,7 +31,7 @@ DERIVED_NAME = re.compile(r"^[a-z][a-z0-9_]{1,40}$")
 Op = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "is"]
 Scalar = bool | int | float | str
 
-SECTIONS = ("tier", "memory", "gpu", "precision", "mitigation", "cpu", "ram", "storage", "network",
+SECTIONS = ("lead", "tier", "memory", "gpu", "precision", "mitigation", "cpu", "ram", "storage", "network",
             "cost", "platform", "inference", "preprocessing", "os", "monitoring", "warning")
 
 

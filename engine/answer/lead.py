@@ -1,0 +1,101 @@
+"""What an answer must say before anything else: the default it rests on when that default decides it.
+
+A full LLM fine-tune without a stated precision is sized as bf16 mixed precision (fp32 master weights, AdamW:
+the HF Trainer / LLaMA-Factory convention, engine/memory/jobdefaults.py). Pure bf16 needs half the model-state
+memory, so the two readings can give different answers; when they do, the answer says so in one line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from gpu_advisor.util.i18n import Note, Text, note
+from gpu_advisor.memory.jobdefaults import FULL_FT_PRECISION
+from gpu_advisor.workload import Precision, Task, enum_value
+
+if TYPE_CHECKING:
+    from gpu_advisor.plan.defaults import Job
+    from gpu_advisor.plan.planner import Candidate, Plan
+
+# settings the plan may change on the job as resolved (ladder steps), with how the answer names them
+PLAN_FIELDS = ("precision", "gradient_checkpointing", "batch_size_per_gpu", "distributed", "num_gpus", "cpu_offload",
+               "quantization")
+
+
+def precision_defaulted(job: Job) -> bool:
+    w = job.original
+    return (w.task == Task.llm_finetune and w.precision is None
+            and enum_value(job.workload.finetune_method, "full") == "full"
+            and enum_value(job.workload.precision, "") == FULL_FT_PRECISION)
+
+
+def _summary(plan: Plan | None, preferred: frozenset[str]) -> tuple[Any, ...]:
+    """What the yes/no of an answer rests on: the GPU and count that lead (or whether the user's GPU holds the job),
+    and whether the model states must leave the GPUs."""
+    c = plan.chosen if plan else None
+    if c is None:
+        return (None,)
+    return (c.gpu.id in preferred if preferred else c.gpu.id, c.total_gpus, c.nodes, bool(c.variant.workload.cpu_offload))
+
+
+def _describe(plan: Plan | None) -> Text:
+    c = plan.chosen if plan else None
+    if c is None:
+        return Text(en="no configuration in the catalog holds it", zh="目录中没有放得下的配置")
+    extra_en, extra_zh = "", ""
+    w = c.variant.workload
+    if w.cpu_offload:
+        extra_en, extra_zh = " with CPU offload", "，且需 CPU 卸载"
+    elif enum_value(w.distributed, "none") in ("zero3", "fsdp") and c.total_gpus > 1:
+        extra_en, extra_zh = " with ZeRO-3 sharding", "，用 ZeRO-3 分片"
+    nodes_en = f" on {c.nodes} machines" if c.nodes > 1 else ""
+    nodes_zh = f"（{c.nodes} 台）" if c.nodes > 1 else ""
+    return Text(en=f"{c.total_gpus} × {c.gpu.display_name}{nodes_en}{extra_en} (about {c.estimate.device_total_gib:.1f} GiB per GPU)",
+                zh=f"{c.total_gpus} 张 {c.gpu.display_name}{nodes_zh}{extra_zh}（每卡约 {c.estimate.device_total_gib:.1f} GiB）")
+
+
+def precision_lead(job: Job, the_plan: Plan | None, replan: Callable[[Precision], Plan | None]) -> list[Text]:
+    """The default precision in one line, and a second when pure bf16 would change the answer (replan: the plan
+    of the same job in another precision)."""
+    if not precision_defaulted(job):
+        return []
+    lines = [Text(en="Precision not given: sized as bf16 mixed precision with fp32 master weights and fp32 AdamW "
+                     "states (16 bytes per parameter), the default of HF Trainer (bf16=True), LLaMA-Factory and "
+                     "DeepSpeed's bf16 mode.",
+                  zh="未指定精度：按 bf16 混合精度 + fp32 主权重与 fp32 AdamW 状态（每参数 16 字节）估算，即 HF Trainer"
+                     "（bf16=True）、LLaMA-Factory 与 DeepSpeed bf16 模式的默认做法。")]
+    other = replan(Precision.bf16)
+    preferred = the_plan.preferred if the_plan else frozenset()
+    if _summary(other, preferred) != _summary(the_plan, preferred):
+        mine, theirs = _describe(the_plan), _describe(other)
+        lines.append(Text(en=f"The answer depends on it: in pure bf16 (weights, gradients and AdamW states all in bf16, "
+                             f"8 bytes per parameter; less stable) the plan is {theirs.en} instead of {mine.en}; set "
+                             "precision to choose.",
+                          zh=f"答案取决于这一默认：若用纯 bf16（权重、梯度与 AdamW 状态都为 bf16，每参数 8 字节，数值稳定性较差），"
+                             f"方案为 {theirs.zh}，而不是 {mine.zh}；可通过 precision 指定。"))
+    return lines
+
+
+def reconcile_assumptions(notes: list[Note], chosen: Candidate | None, base: Any) -> list[Note]:
+    """A default the plan changes (distributed = ddp while the plan shards with ZeRO-3, ...) is restated with the
+    value the plan uses, so the assumptions never contradict the plan."""
+    if chosen is None:
+        return notes
+    planned = chosen.variant.workload
+    out = []
+    for n in notes:
+        field = n.field
+        if n.code == "default" and field in PLAN_FIELDS:
+            old, new = getattr(base, field, None), getattr(planned, field, None)
+            if field == "num_gpus":
+                new = chosen.total_gpus
+                old = old or 1
+            if new is not None and enum_value(old, "") != enum_value(new, ""):
+                shown_old, shown_new = enum_value(old, "-"), enum_value(new, "-")
+                n = note("default_replanned",
+                         f"{field}: not given; the plan uses {shown_new} instead of the default {shown_old} (see the "
+                         "mitigations and the GPU count of the plan).",
+                         f"{field}：未给出；方案采用 {shown_new}，而不是默认的 {shown_old}（见省显存措施与方案的卡数）。",
+                         field, shown_new)
+        out.append(n)
+    return out

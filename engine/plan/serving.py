@@ -1,0 +1,89 @@
+"""Replicas for a serving workload with a request rate (Workload.requests_per_second).
+
+Throughput of one GPU from first principles: dense peak at the serving precision (catalog) x utilisation /
+inference FLOPs per request (memory estimator: one image, or one sequence of seq_len tokens). The utilisation band is
+the training band of the model family (costing/basis.py, an assumption stated in the answer); an optimised engine
+(TensorRT, ONNX Runtime) usually does better, so the replica count is on the safe side. Replicas = ceil(rate /
+(per-GPU low x GPUs of the configuration)). Decoder LLMs are not sized this way: their decode step is bound by
+memory bandwidth and the output length, which the workload does not state; the answer says so instead.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from gpu_advisor.costing.timing import peak_tflops, utilisation_for
+from gpu_advisor.util.i18n import Text
+from gpu_advisor.plan.planner import Candidate, Plan
+from gpu_advisor.workload import Task, enum_value
+
+if TYPE_CHECKING:
+    from gpu_advisor.plan.defaults import Job
+
+
+def per_gpu_rate(c: Candidate) -> tuple[float, float] | None:
+    """(low, high) requests per second one GPU of ``c`` serves, or None when the catalog lacks the peak."""
+    w = c.variant.workload
+    flops = c.estimate.infer_flops_per_sample
+    family = c.estimate.profile.family
+    peak, _ = peak_tflops(c.gpu, enum_value(w.precision, "fp32"), family)
+    if not flops or peak is None:
+        return None
+    util = utilisation_for(family, w)
+    return peak.low * 1e12 * util.low / flops, peak.high * 1e12 * util.high / flops
+
+
+def size_replicas(the_plan: Plan, job: Job) -> Plan:
+    """Every option with the replicas the request rate needs (in place); a lead line says how many and on what."""
+    w = job.workload
+    rate = w.requests_per_second
+    if not rate or w.task != Task.inference or not the_plan.options:
+        return the_plan
+    if job.memory.profile.is_llm:
+        the_plan.deadline_notes.append(Text(
+            en=f"{rate:g} requests/s: not turned into a replica count for a decoder LLM: its decode step is bound by "
+               "memory bandwidth and the output length per request, which the question does not state; the plan is "
+               "one replica serving batch_size_per_gpu concurrent sequences. Measure tokens/s of one replica (e.g. "
+               "vLLM benchmark_serving) and divide.",
+            zh=f"每秒 {rate:g} 个请求：对解码式 LLM 不换算副本数——其解码受显存带宽和每个请求的输出长度限制，而问题没有给出输出长度；"
+               "方案按一个副本、同时处理 batch_size_per_gpu 条序列计。请实测单副本的 tokens/s（如 vLLM benchmark_serving）再相除。"))
+        return the_plan
+    unknown = []
+    for c in the_plan.options:
+        rates = per_gpu_rate(c)
+        if rates is None:
+            unknown.append(c)
+            continue
+        c.replicas = max(1, math.ceil(rate / (rates[0] * c.total_gpus)))
+    if len(unknown) < len(the_plan.options):  # a GPU whose rate is unknown cannot be sized: it is not offered
+        the_plan.options = [c for c in the_plan.options if c not in unknown]
+    the_plan.options.sort(key=Candidate.rank_key)
+    if the_plan.preferred:
+        the_plan.options.sort(key=lambda c: c.gpu.id not in the_plan.preferred)
+    the_plan.chosen = the_plan.options[0]
+    c = the_plan.chosen
+    rates = per_gpu_rate(c)
+    if rates is None:
+        the_plan.deadline_notes.append(Text(
+            en=f"{rate:g} requests/s: the catalog has no dense figure for {c.gpu.display_name} at this precision, so no "
+               "replica count is derived for it.",
+            zh=f"每秒 {rate:g} 个请求：目录中没有 {c.gpu.display_name} 在该精度下的算力数据，无法推算副本数。"))
+        return the_plan
+    low, high = rates[0] * c.total_gpus, rates[1] * c.total_gpus
+    best_case = max(1, math.ceil(rate / high))
+    flops = c.estimate.infer_flops_per_sample
+    precision = enum_value(c.variant.workload.precision, "fp32")
+    the_plan.deadline_notes.append(Text(
+        en=f"{rate:g} requests/s needs {c.replicas} × {c.instance.type} ({c.replicas * c.total_gpus} × "
+           f"{c.gpu.display_name}; {best_case} at the optimistic end): one replica serves about {low:,.0f}-{high:,.0f} "
+           f"requests/s = dense {precision} peak × utilisation ({utilisation_for(c.estimate.profile.family, c.variant.workload).low:.0%}-"
+           f"{utilisation_for(c.estimate.profile.family, c.variant.workload).high:.0%}, an assumption) / "
+           f"{flops / 1e9:,.1f} GFLOP per request. Serving in FP16 / INT8 (TensorRT) raises it; measure one replica and "
+           "add headroom for peaks.",
+        zh=f"每秒 {rate:g} 个请求需要 {c.replicas} 台 {c.instance.type}（共 {c.replicas * c.total_gpus} 张 "
+           f"{c.gpu.display_name}；乐观估计 {best_case} 台）：单副本约 {low:,.0f}–{high:,.0f} 请求/秒 = {precision} 稠密峰值 × "
+           f"利用率（{utilisation_for(c.estimate.profile.family, c.variant.workload).low:.0%}–"
+           f"{utilisation_for(c.estimate.profile.family, c.variant.workload).high:.0%}，假设）÷ 每请求 {flops / 1e9:,.1f} GFLOP。"
+           "用 FP16 / INT8（TensorRT）部署可提高吞吐；请实测单副本并为峰值留余量。"))
+    return the_plan

@@ -1,0 +1,238 @@
+"""Issue 22, the planning half: answers whose defaults, plans and texts agree with what was asked.
+
+Each test names the starting case of the issue it pins (through recommend() with the fields the question states).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpu_advisor import recommend
+from gpu_advisor.advisor import get_knowledge
+from gpu_advisor.errors import WorkloadError
+from gpu_advisor.plan.ladder import STEP_OFFLOAD, training_steps
+from gpu_advisor.plan.planner import upper_gib
+from gpu_advisor.workload import Workload
+
+INTERNAL_IDS = re.compile(r"\b(AMPERE-80GB|GN8V-96GB-HBM3|BLACKWELL-\d+GB|A100-40GB|V100-SXM2-\d+GB)\b")
+
+
+def _fired(rec) -> set[str]:
+    return {t.rule_id for t in rec.trace}
+
+
+def _finding(md: str) -> str:
+    return md.split("\n## ", 2)[1]
+
+
+# --- 13: "4张A10能全量微调7B模型吗？" -------------------------------------------------------------------------------
+def test_full_finetune_default_is_bf16_mixed_precision_and_said_first() -> None:
+    rec = recommend({"task": "llm_finetune", "params_billion": 7, "finetune_method": "full", "num_gpus": 4,
+                     "gpu_preference": "A10", "lang": "zh"})
+    assert rec.workload["precision"] == "bf16_amp"  # was a silent pure-bf16 default (8 B/param)
+    assert rec.lead and "bf16 混合精度" in rec.lead[0].zh and "HF Trainer" in rec.lead[0].zh
+    # pure bf16 gives another plan (no offload needed): the answer says so in one line
+    assert any("纯 bf16" in line.zh and "CPU 卸载" in line.zh for line in rec.lead[1:])
+    finding = _finding(rec.render("zh"))
+    assert finding.index("bf16 混合精度") < finding.index("推荐规格")
+
+
+def test_a10s_hold_a_7b_full_finetune_only_with_cpu_offload_and_the_host_ram_is_there() -> None:
+    rec = recommend({"task": "llm_finetune", "params_billion": 7, "finetune_method": "full", "num_gpus": 4,
+                     "gpu_preference": "A10", "lang": "en"})
+    assert rec.instance.gpu_id == "A10" and rec.instance.total_gpus == 4 and rec.instance.fit_step == STEP_OFFLOAD
+    assert "MIT-OFFLOAD" in _fired(rec) and "FIT-PREF-MET" in _fired(rec)
+    assert rec.host.ram_gib <= rec.instance.memory_gib
+    # the assumptions no longer say "distributed = ddp" while the plan shards with ZeRO-3
+    said = {n.field: n.text.en for n in rec.assumptions}
+    assert "zero3" in said["distributed"] and "DDP when" not in said["distributed"]
+
+
+def test_a_stated_precision_gets_no_default_line_and_lora_never_offloads() -> None:
+    rec = recommend({"task": "llm_finetune", "params_billion": 7, "finetune_method": "full", "num_gpus": 4,
+                     "precision": "bf16", "gpu_preference": "A10"})
+    assert rec.lead == [] and rec.instance.fit_step != STEP_OFFLOAD
+    lora = Workload(task="llm_finetune", model="Llama 3.1 8B", finetune_method="lora", num_gpus=1)
+    assert all(s.step != STEP_OFFLOAD for s in training_steps(lora, bf16=True, gpus=1, fixed_gpus=True,
+                                                                 max_gpus_per_node=8))
+
+
+# --- 7: "Pretrain a 1.3B GPT model on 100B tokens, deadline 10 days" --------------------------------------------
+def test_training_tokens_become_sequences_of_one_pass() -> None:
+    rec = recommend({"task": "llm_pretrain", "params_billion": 1.3, "training_tokens_billion": 100, "lang": "en"})
+    seq = rec.workload["seq_len"]
+    assert rec.workload["num_samples"] == round(100e9 / seq) and rec.workload["epochs"] == 1.0
+    assert any(n.code == "samples_from_tokens" for n in rec.assumptions)
+
+
+def test_a_deadline_scales_the_plan_out_until_it_fits() -> None:
+    base = {"task": "llm_pretrain", "params_billion": 1.3, "training_tokens_billion": 10, "lang": "en"}
+    alone = recommend(base)
+    timed = [o for o in alone.cost.options if o.time.wall_hours is not None]
+    fastest_one_gpu = min(o.time.wall_hours.mid for o in timed if o.total_gpus == 1)
+    deadline = fastest_one_gpu / 3  # needs more than one GPU
+    rec = recommend({**base, "deadline_hours": deadline})
+    chosen = rec.cost.option(rec.instance.instance_type)
+    assert rec.instance.total_gpus > 1 and chosen.time.wall_hours.mid <= deadline
+    assert rec.cost.recommended == rec.instance.instance_type and not chosen.violations
+    assert any(line.en.startswith(f"To finish within the {deadline:g} h deadline") for line in rec.lead)
+
+
+def test_ten_days_for_100b_tokens_scale_out_over_rdma_machines() -> None:
+    """6 x 1.3 B x 100 B = 7.8e20 FLOPs: about 2,300 A100-hours at ~40 % MFU; 240 h needs more than one 8-GPU node."""
+    rec = recommend({"task": "llm_pretrain", "params_billion": 1.3, "training_tokens_billion": 100,
+                     "deadline_hours": 240, "lang": "en"})
+    assert rec.lead[0].en.startswith("To finish within the 240 h deadline") and rec.instance.total_gpus > 8
+    assert "RDMA" in rec.lead[0].en
+
+
+def test_a_deadline_that_cannot_be_met_says_why_with_numbers_and_no_budget_is_invented() -> None:
+    rec = recommend({"task": "llm_pretrain", "params_billion": 1.3, "training_tokens_billion": 100,
+                     "deadline_hours": 1, "lang": "en"})
+    line = rec.lead[0].en
+    assert "1 h deadline cannot be met" in line and "GPU-hours" in line
+    needed = int(re.search(r"about (\d+) of them", line).group(1))
+    gpu_hours = float(re.search(r"about ([\d,]+) GPU-hours", line).group(1).replace(",", ""))
+    assert needed >= gpu_hours  # the GPUs the deadline would take: GPU-hours over the deadline, rounded up
+    assert rec.instance.total_gpus > 1  # the fastest plan with a time leads, not a single card
+    md = rec.render("en")
+    assert "No option meets the deadline" in md and "budget and deadline" not in md
+
+
+# --- 19 / 7: "两台机器，每台8卡" ------------------------------------------------------------------------------------
+def test_machines_times_gpus_is_honoured_over_rdma() -> None:
+    rec = recommend({"task": "image_classification", "num_nodes": 2, "num_gpus": 16, "lang": "zh"})
+    assert (rec.instance.nodes, rec.instance.gpus_per_node) == (2, 8) and rec.instance.rdma != "none"
+    assert "NET-MULTINODE" in _fired(rec) and "NET-SINGLE" not in _fired(rec)
+
+
+def test_num_gpus_must_divide_by_num_nodes_in_both_languages() -> None:
+    with pytest.raises(WorkloadError) as err:
+        recommend({"task": "image_classification", "num_nodes": 3, "num_gpus": 16})
+    assert err.value.field == "num_gpus"
+    assert "num_nodes" in err.value.message("en") and "整数倍" in err.value.message("zh")
+
+
+def test_a_large_multi_node_dataset_gets_its_read_throughput_worked_out() -> None:
+    rec = recommend({"task": "image_classification", "dataset_size_gb": 20000, "num_nodes": 2, "lang": "en"})
+    lines = [s.note.en for s in rec.cost.storage]
+    line = next(t for t in lines if "MB/s on average" in t)
+    assert "CPFS general-purpose" in line and "enough" in line and "no storage price" in line
+
+
+# --- 16: "推理服务 ResNet-50，每秒2000张图片，需要几台什么机器？" ----------------------------------------------------------
+def test_a_request_rate_gets_a_replica_count_with_its_assumptions() -> None:
+    rec = recommend({"task": "inference", "model": "ResNet-50", "requests_per_second": 2000, "lang": "zh"})
+    assert tuple(rec.workload["input_size"]) == (224, 224)  # a classifier's input, not Cityscapes' crop
+    line = rec.lead[0].zh
+    m = re.search(r"需要 (\d+) 台 (\S+)（", line)
+    assert m and m.group(2) == rec.instance.instance_type and "GFLOP" in line and "假设" in line
+    replicas = int(m.group(1))
+    option = rec.cost.option(rec.instance.instance_type)
+    assert option.hourly_total == pytest.approx(rec.instance.price_per_hour * replicas)
+    assert "KV cache" not in rec.render("zh").split("## ")[2]
+
+
+# --- 12 / 15: the leading card holds the job at the planning estimate -------------------------------------------
+@pytest.mark.parametrize("fields", [
+    {"task": "panoptic_segmentation", "model": "Mask2Former", "backbone": "Swin-L", "batch_size_per_gpu": 2},
+    {"task": "semantic_segmentation", "model": "SAM ViT-H", "input_size": [1024, 1024], "batch_size_per_gpu": 1},
+])
+def test_the_leading_card_holds_the_upper_estimate(fields) -> None:
+    rec = recommend({**fields, "lang": "en"})
+    assert upper_gib(rec.planned_memory) <= rec.instance.gpu_memory_gib
+    assert "FIT-UPPER-RISK" not in _fired(rec)
+
+
+def test_a_tight_card_says_so_first() -> None:
+    rec = recommend({"task": "semantic_segmentation", "model": "DeepLabV3+", "backbone": "R-50-D8",
+                     "input_size": [2944, 2944], "batch_size_per_gpu": 1, "num_gpus": 1, "precision": "bf16_amp",
+                     "gradient_checkpointing": True, "gpu_preference": "A10", "lang": "en"})
+    assert upper_gib(rec.planned_memory) > rec.instance.gpu_memory_gib
+    finding = _finding(rec.render("en"))
+    assert finding.index("[FIT-UPPER-RISK] Tight:") < finding.index("Recommended instance type")
+
+
+# --- 8: consistency of tier, "cards on offer", cheapest / fastest, savings plan ---------------------------------
+def test_the_tier_follows_the_job_not_the_card_the_ranking_chose() -> None:
+    rec = recommend({"task": "llm_pretrain", "params_billion": 1.3, "num_samples": 1_000_000, "gpu_preference": "80GB",
+                     "lang": "en"})
+    assert rec.instance.gpu_memory_gib > 48 and upper_gib(rec.planned_memory) < 48
+    fired = _fired(rec)
+    assert "TIER-LARGE-CARD" not in fired and "TIER-ON-LARGE-CARD" in fired and rec.tier == "standard"
+    assert "cards are needed" not in rec.render("en")
+
+
+def test_more_than_the_cards_on_offer_only_when_true() -> None:
+    rec = recommend({"task": "panoptic_segmentation", "model": "Mask2Former", "backbone": "Swin-L",
+                     "batch_size_per_gpu": 2, "lang": "en"})
+    assert rec.memory.device_total_gib < 48 and "FIT-MITIGATE" in _fired(rec)
+    md = rec.render("en")
+    assert "more than the cards on offer" not in md and "largest card on offer" not in md
+    big = recommend({"task": "llm_finetune", "model": "Qwen2.5 14B", "finetune_method": "full", "precision": "fp32",
+                     "num_gpus": 1, "lang": "en"})
+    assert "FIT-OVER-ALL-CARDS" in _fired(big)
+
+
+def test_fastest_and_cheapest_only_among_options_with_the_figure() -> None:
+    rec = recommend({"task": "panoptic_segmentation", "model": "Mask2Former", "backbone": "Swin-L",
+                     "batch_size_per_gpu": 2, "lang": "en"})
+    c = rec.cost
+    timed = [o for o in c.options if o.time.wall_hours is not None]
+    priced = [o for o in c.options if o.payg_mid is not None or o.hourly_total is not None]
+    assert (c.fastest is None) == (len(timed) < 2) and (c.cheapest is None) == (len(priced) < 2)
+    if len(timed) < len(c.options) and c.fastest == c.recommended:
+        assert "with a time estimate" in c.why.en
+
+
+def test_a_savings_plan_is_never_cheaper_under_pay_as_you_go_is_cheaper() -> None:
+    rec = recommend({"task": "semantic_segmentation", "model": "DeepLabV3+", "backbone": "R-50-D8", "lang": "en"})
+    for o in rec.cost.options:
+        payg, plan = o.purchase("payg"), o.purchase("savings_plan")
+        if payg.total is None or plan.total is None:
+            continue
+        assert "pay-as-you-go is cheaper" in plan.note.en
+        assert plan.total.low >= payg.total.low and plan.total.high >= payg.total.high
+
+
+# --- 20 and 11: display names, no pointer to an unprinted section, tiling, one epoch in the text ----------------
+def test_no_internal_gpu_ids_and_the_reason_inline() -> None:
+    rec = recommend({"task": "semantic_segmentation", "model": "UNet", "input_size": [4096, 4096],
+                     "batch_size_per_gpu": 2, "precision": "fp16_amp", "gpu_preference": "A10", "lang": "zh"})
+    item = next(i for i in rec.sections if i.rule_id == "FIT-PREF-UNMET")
+    assert not INTERNAL_IDS.search(item.text.zh) and "被排除的 GPU" not in item.text.zh
+    assert "NVIDIA A10 24 GB" in item.text.zh and "即使采取全部显存优化措施仍放不下" in item.text.zh
+    assert "MIT-TILE" in _fired(rec)
+    for text in [i.text.zh for i in rec.sections] + [i.text.en for i in rec.sections]:
+        assert not INTERNAL_IDS.search(text), text
+
+
+def test_the_one_epoch_caveat_is_in_the_text() -> None:
+    rec = recommend({"task": "nlp_finetune", "model": "BERT-base", "num_samples": 100_000, "seq_len": 512,
+                     "lang": "zh"})
+    assert any(n.code == "time_one_epoch" for n in rec.cost.assumptions)
+    assert "未给出训练轮数，下表的时间与费用只是遍历一次数据（1 轮）的" in rec.render("zh")
+
+
+def test_knowledge_rules_use_display_names() -> None:
+    for rule in get_knowledge().rules.rules:
+        for text in [rule.then.advice] if rule.then.advice else []:
+            assert "{gpu_id}" not in text.en + text.zh and "{preferred_gpu}" not in text.en + text.zh, rule.id
+
+
+def test_the_ruled_out_reason_is_in_each_answer_language() -> None:
+    rec = recommend({"task": "semantic_segmentation", "model": "UNet", "input_size": [4096, 4096],
+                     "batch_size_per_gpu": 2, "precision": "fp16_amp", "gpu_preference": "A10", "lang": "zh"}, "en")
+    item = next(i for i in rec.sections if i.rule_id == "FIT-PREF-UNMET")
+    assert not re.search(r"[\u4e00-\u9fff]", item.text.en) and "does not fit even after every mitigation" in item.text.en
+
+
+def test_a_fixed_gpu_count_that_misses_the_deadline_says_how_many_would_meet_it() -> None:
+    rec = recommend({"task": "llm_pretrain", "params_billion": 1.3, "training_tokens_billion": 100,
+                     "deadline_hours": 240, "num_gpus": 8, "lang": "en"})
+    assert rec.instance.total_gpus == 8  # the user's count: not scaled out
+    line = next(t.en for t in rec.cost.relax if t.en.startswith("deadline:"))
+    m = re.search(r"about (\d+) would meet 240 h", line)
+    assert m and int(m.group(1)) > 8
