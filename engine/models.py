@@ -166,6 +166,30 @@ class TransformerSpec(BaseModel):
     dropout: bool = False
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
+    # from the config.json (engine/memory/hfconfig.py, knowledge/models/llm_profiles.yaml); defaults = a dense model
+    model_type: str | None = None
+    q_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    experts: int = 0                      # routed experts per MoE layer
+    experts_per_tok: int = 0              # routed experts per token (top-k)
+    moe_intermediate: int = 0             # one routed expert's MLP width
+    shared_intermediate: int = 0          # the shared expert(s) of a MoE layer, together
+    moe_layers: int = 0                   # layers whose MLP is a MoE block (the others: dense, `intermediate`)
+    active_params_billion: float | None = None            # per token: all but the experts a token is not routed to
+    routed_expert_params_billion: float = 0.0              # all routed experts of all layers
+    sliding_window: int | None = None     # local-attention window (tokens) ...
+    sliding_layers: int = 0               # ... on this many layers
+    mtp_params_billion: float = 0.0       # DeepSeek multi-token-prediction module: in the checkpoint, not the main model
+    vision_params_billion: float = 0.0    # vision tower + projector of a vision-language model (in params_billion)
+    weight_format: Literal["bf16", "fp16", "fp32", "fp8", "fp4", "int8", "int4", "nf4"] = "bf16"   # published checkpoint
+    quantized_params_billion: float = 0.0  # parameters stored in weight_format (the rest 16-bit)
+    scale_bytes_per_param: float = 0.0     # quantization scales per quantized parameter
+    kept_16bit: list[str] = []             # what the quantized checkpoint keeps in 16 bit
+    stated_params_billion: float | None = None   # the published size the count is checked against
+    stated_source: str | None = None
+    hub_id: str | None = None
+    notes: list[str] = []
     source: str
     as_of: str | None = None              # date the shapes were read, when not the file's as_of
     aliases: list[str] = []               # other names of this model (instruct / chat variants, hub ids)
@@ -271,6 +295,12 @@ def knowledge() -> Knowledge:
     backbones = _build(BackboneSpec, "backbones.yaml", bb["backbones"])
     methods = _build(MethodSpec, "methods.yaml", _inherit(me["methods"]))
     transformers = _build(TransformerSpec, "transformers.yaml", tr["models"])
+    generated = _build(TransformerSpec, "llm_profiles.yaml", _read_yaml("llm_profiles.yaml")["models"])
+    for key in generated:
+        if key in transformers:
+            raise KnowledgeError(f"knowledge/models/llm_profiles.yaml: entry {key!r} is also in transformers.yaml",
+                                 f"knowledge/models/llm_profiles.yaml：条目 {key!r} 与 transformers.yaml 重复")
+    transformers.update(generated)
     for key, spec in methods.items():
         for layout, target in spec.head_variants.items():
             if target not in me["methods"]:
