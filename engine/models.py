@@ -409,7 +409,60 @@ def suggestions(name: str, pool: str) -> list[str]:
     return out[:5]
 
 
+_LLM_SIZE = re.compile(r"(?i)(?<![a-z0-9.])(\d+x\d+(?:\.\d+)?b|\d+(?:\.\d+)?[bm])(?![a-z0-9])")
+_CV_SIZE = re.compile(r"(?i)^(.*?)[-_ ]?([a-z]{0,3}\d*|[a-z]\d+(?:gf|mf)?|w\d+)$")
+
+
+def _llm_family_size(name: str) -> tuple[str, str] | None:
+    base = name.strip().split("/")[-1]
+    m = _LLM_SIZE.search(base)
+    if not m or not norm(base[:m.start()]):
+        return None
+    return norm(base[:m.start()]), m.group(1).lower()
+
+
+def _cv_family_size(name: str) -> tuple[str, str] | None:
+    base = name.strip()
+    if "-" not in base:
+        return None
+    family, size = base.rsplit("-", 1)
+    return (norm(family), size.lower()) if norm(family) and size else None
+
+
+def family_sizes(name: str) -> tuple[str, list[str]] | None:
+    """(family, the sizes the knowledge base has) when ``name`` is a size of a known family that it does not have
+    ("Qwen3-72B", "ConvNeXt-XL", "ResNet-200"); None otherwise. Such a name is refused: no sibling stands in."""
+    kb = knowledge()
+    groups: list[tuple[Any, Any]] = [(_llm_family_size, kb.transformers.values()), (_cv_family_size, kb.backbones.values())]
+    for parse_name, specs in groups:
+        asked = parse_name(name)
+        if asked is None:
+            continue
+        sizes: dict[str, list[str]] = {}
+        for spec in specs:
+            for written in (spec.display, *spec.aliases):
+                got = parse_name(written)
+                if got and got[0] == asked[0]:
+                    sizes.setdefault(got[1], [])
+                    if spec.display not in sizes[got[1]]:
+                        sizes[got[1]].append(spec.display)
+        if sizes and asked[1] not in sizes:
+            displays = sorted({d for ds in sizes.values() for d in ds})
+            return asked[0], displays
+    return None
+
+
 def unknown(name: str, field: str, pool: str) -> UnknownModelError:
+    fam = family_sizes(name)
+    if fam is not None:
+        listed = ", ".join(fam[1][:16])
+        return UnknownModelError(
+            f"{field}: {name!r} is a size the knowledge base does not have; the sizes it has of this family: {listed}. "
+            "No other size stands in for it: pick one of these, give its config.json (or Hugging Face id), or give "
+            "params_billion for a generic estimate.",
+            f"{field}：知识库中没有 {name!r} 这个规模；该系列已有：{listed}。不会用其他规模代替：请选择其中之一、"
+            "提供其 config.json（或 Hugging Face ID），或提供 params_billion 以作通用估算。",
+            field=field, suggestions=fam[1][:5])
     hints = suggestions(name, pool)
     hint_en = f"; did you mean: {', '.join(hints)}?" if hints else ""
     hint_zh = f"；您是否指：{'、'.join(hints)}？" if hints else ""

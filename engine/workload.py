@@ -64,6 +64,15 @@ class Quantization(str, Enum):
     int8 = "int8"
     int4 = "int4"
     nf4 = "nf4"
+    fp8 = "fp8"
+    fp4 = "fp4"
+
+
+class KvCacheDtype(str, Enum):
+    auto = "auto"
+    bf16 = "bf16"
+    fp16 = "fp16"
+    fp8 = "fp8"
 
 
 class Framework(str, Enum):
@@ -200,7 +209,8 @@ class Workload(BaseModel):
                                         "detectron2 (its ResNet / ResNeXt backbones use FrozenBatchNorm2d, which "
                                         "keeps no input for backward). Default: transformers for LLMs, MMDetection / "
                                         "MMSegmentation behaviour for CV.")
-    quantization: Quantization | None = Field(None, description="Weight quantization: none, int8, int4 or nf4 (QLoRA). Default: none (nf4 with qlora).")
+    quantization: Quantization | None = Field(None, description="Weight quantization: none, int8, int4 (AWQ / GPTQ), nf4 (QLoRA), fp8 or fp4 (MXFP4 / NVFP4). Default: none (nf4 with qlora; serving: the published checkpoint's format, e.g. fp8 for DeepSeek-V3).")
+    kv_cache_dtype: KvCacheDtype | None = Field(None, description="Serving: KV-cache storage (vLLM --kv-cache-dtype): auto (the model's 16-bit dtype), bf16, fp16 or fp8 (half the bytes). Default: auto.")
     distributed: Distributed | None = Field(None, description="Distributed strategy: none, ddp, fsdp, zero1, zero2 or zero3. Default: ddp when num_gpus > 1.")
     pytorch_version: Annotated[str, Field(max_length=8)] | None = Field(None, description="PyTorch major.minor, e.g. '1.8' or '2.4'. Memory differs between 1.x and 2.x. Default: 2.4.")
     num_classes: Annotated[int, Field(ge=1, le=100_000)] | None = Field(None, description="Number of classes (segmentation / detection / classification). Default: the dataset's usual one (19 Cityscapes, 150 ADE20K, 80 COCO, 1000 ImageNet).")

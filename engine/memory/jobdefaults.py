@@ -89,7 +89,24 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
                                  "usual precision for transformers", "Transformer 常用精度"))
     if not r.training:
         quant = _enum(w.quantization) if w.quantization is not None else None
-        s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
+        published = spec.weight_format if spec.quantized_params_billion else None
+        if quant is None and published:
+            kept = "; ".join(spec.kept_16bit) or "embeddings, norms"
+            s["quantization"] = r.assume(
+                "quantization", published,
+                f"the published checkpoint's format (config.json quantization_config): "
+                f"{spec.quantized_params_billion:g} B parameters at {published}, 16-bit kept for: {kept}",
+                f"发布的权重格式（config.json 的 quantization_config）：{spec.quantized_params_billion:g} B 参数为 "
+                f"{published}，保持 16 位：{kept}")
+        else:
+            s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
+        kv = _enum(w.kv_cache_dtype) if w.kv_cache_dtype is not None else None
+        s["kv_cache_dtype"] = _pick(r, "kv_cache_dtype", kv, "auto", "KV cache in the model's 16-bit dtype",
+                                    "KV 缓存使用模型的 16 位精度")
+        if spec.mtp_params_billion:
+            r.assume("mtp", "not loaded", f"the checkpoint's multi-token-prediction module ({spec.mtp_params_billion:g} B "
+                     "parameters) is loaded only for speculative decoding (vLLM --speculative-config); not counted",
+                     f"检查点中的多 token 预测模块（{spec.mtp_params_billion:g} B 参数）仅在投机解码时加载，未计入")
         return
     method = _enum(_pick(r, "finetune_method", w.finetune_method, "full", "full fine-tuning", "全参数微调"))
     s["finetune_method"] = method
