@@ -357,3 +357,14 @@ def test_r1_distill_qwen_1_5b_is_not_answered_with_qwen25_1_5b() -> None:
     assert resolve_transformer("DeepSeek-R1-Distill-Qwen-1.5B") is None
     with pytest.raises(UnknownModelError):
         estimate_memory(Workload(task="inference", model="DeepSeek-R1-Distill-Qwen-1.5B"))
+
+
+@pytest.mark.parametrize("fixture,key", [("deepseek-r1-distill-qwen-32b.json", "qwen2.5-32b"),
+                                         ("llama-3.3-70b.json", "llama-3.1-70b")])
+def test_same_shape_claims_hold_for_the_recorded_configs(fixture: str, key: str) -> None:
+    """A same_shape name is estimated with another model's profile: its own recorded config must have those shapes."""
+    c = count(json.loads((FIXTURES / fixture).read_text()))
+    t = knowledge().transformers[key]
+    assert (c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim, c.intermediate, c.vocab, c.tied) == (
+        t.layers, t.hidden, t.heads, t.kv_heads, t.head_dim, t.intermediate, t.vocab, t.tied)
+    assert c.total / 1e9 == pytest.approx(t.params_billion, rel=1e-3)

@@ -57,6 +57,8 @@ def build() -> tuple[dict, list[str]]:
         entry = {"display": m["display"], **fields, "hub_id": m["hub_id"],
                  "stated_params_billion": m["stated_params_billion"], "stated_source": m["stated_source"],
                  "source": _source(m["recorded_from"], m["hub_id"]), "as_of": as_of, "aliases": aliases}
+        if m.get("note"):
+            entry["notes"] = entry.get("notes", []) + [m["note"]]
         if m.get("stated_active_params_billion"):
             entry["notes"] = entry.get("notes", []) + [
                 f"published active parameters {m['stated_active_params_billion']} B per token"]
