@@ -182,6 +182,8 @@ class TransformerSpec(BaseModel):
     sliding_layers: int = 0               # ... on this many layers
     mtp_params_billion: float = 0.0       # DeepSeek multi-token-prediction module: in the checkpoint, not the main model
     vision_params_billion: float = 0.0    # vision tower + projector of a vision-language model (in params_billion)
+    image_tokens_per_image: int | None = None   # VLM: fixed tokens per image (Gemma 3 mm_tokens_per_image) ...
+    image_token_px: int | None = None            # ... or one token per this many pixels squared (Qwen-VL dynamic)
     weight_format: Literal["bf16", "fp16", "fp32", "fp8", "fp4", "int8", "int4", "nf4"] = "bf16"   # published checkpoint
     quantized_params_billion: float = 0.0  # parameters stored in weight_format (the rest 16-bit)
     scale_bytes_per_param: float = 0.0     # quantization scales per quantized parameter

@@ -368,3 +368,13 @@ def test_same_shape_claims_hold_for_the_recorded_configs(fixture: str, key: str)
     assert (c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim, c.intermediate, c.vocab, c.tied) == (
         t.layers, t.hidden, t.heads, t.kv_heads, t.head_dim, t.intermediate, t.vocab, t.tied)
     assert c.total / 1e9 == pytest.approx(t.params_billion, rel=1e-3)
+
+
+def test_vlm_image_tokens_join_the_sequence() -> None:
+    f = str(FIXTURES / "qwen3-vl-8b-instruct.json")
+    text = estimate_memory(Workload(task="llm_finetune", model=f, finetune_method="lora", seq_len=1024))
+    image = estimate_memory(Workload(task="llm_finetune", model=f, finetune_method="lora", seq_len=1024,
+                                     input_size=(448, 448)))
+    # Qwen3-VL: patch 16 x spatial merge 2 = one token per 32 x 32 pixels: 14 x 14 = 196 tokens
+    assert image.profile.job.seq_len == 1024 + 196 and image.breakdown["activations"] > text.breakdown["activations"]
+    assert any(a.field == "image_tokens" and a.value == 196 for a in image.assumptions)

@@ -85,7 +85,8 @@ class Counted:
     final_norm: float = 0.0
     mtp_params: float = 0.0
     vision_params: float = 0.0
-    vision_tokens_note: str | None = None
+    image_tokens_fixed: int | None = None
+    image_token_px: int | None = None
     # checkpoint storage (quantization_config)
     weight_format: str = "bf16"
     quantized_params: float = 0.0
@@ -174,13 +175,26 @@ def _vision_params(v: dict, text_hidden: int) -> tuple[float, str | None]:
     merged = hv * merge * merge
     projector = merged * merged + merged + merged * out + out + 2 * hv
     total = depth * per_layer + in_ch * temporal * patch * patch * hv + projector
+    return float(total), None
+
+
+def image_tokens(cfg: dict) -> tuple[int | None, int | None]:
+    """(fixed image tokens per image, pixels per side of one image token for dynamic resolution) of a VLM config:
+    Gemma 3 `mm_tokens_per_image`; Qwen2-VL / Qwen2.5-VL / Qwen3-VL one token per (patch x spatial_merge)^2 pixels
+    of the resized image; LLaVA-style (image_size / patch)^2; (None, None) when the config says neither."""
+    v = cfg.get("vision_config")
+    if not isinstance(v, dict):
+        return None, None
+    if cfg.get("mm_tokens_per_image"):
+        return int(cfg["mm_tokens_per_image"]), None
+    patch = int(_first(v, "patch_size", default=14))
+    merge = int(_first(v, "spatial_merge_size", default=0) or 0)
+    if merge:
+        return None, patch * merge
     image = v.get("image_size")
-    note = None
-    if isinstance(image, int) and image:
-        note = f"{(image // patch) ** 2 // (merge * merge)} image tokens per {image}x{image} image"
-    elif merge > 1:
-        note = f"one image token per {patch * merge}x{patch * merge} pixels (dynamic resolution)"
-    return float(total), note
+    if isinstance(image, int) and image and str(cfg.get("model_type", "")).startswith("llava"):
+        return (image // patch) ** 2, None
+    return None, None
 
 
 def _quant(cfg: dict, c: Counted, linear_params: float, expert_linear: float) -> None:
@@ -289,7 +303,8 @@ def count(cfg: dict) -> Counted:
     if mt.startswith("llama4") and t.get("attention_chunk_size"):
         c.notes.append(f"Llama 4 chunked attention ({t['attention_chunk_size']} tokens on 3 of 4 layers) is not "
                        "counted as a KV bound: the KV cache is counted for every layer at the full context")
-    c.vision_params, c.vision_tokens_note = _vision_params(cfg.get("vision_config"), hidden)
+    c.vision_params, _ = _vision_params(cfg.get("vision_config"), hidden)
+    c.image_tokens_fixed, c.image_token_px = image_tokens(cfg)
     linear = c.layer_params - layers * norms - c.moe_layers * router
     _quant(cfg, c, linear, c.routed_expert_params)
     return c
@@ -346,11 +361,15 @@ def spec_fields(c: Counted) -> dict[str, Any]:
         out["mtp_params_billion"] = round(c.mtp_params / 1e9, 4)
     if c.vision_params:
         out["vision_params_billion"] = round(c.vision_params / 1e9, 4)
+        if c.image_tokens_fixed:
+            out["image_tokens_per_image"] = c.image_tokens_fixed
+        if c.image_token_px:
+            out["image_token_px"] = c.image_token_px
     if c.weight_format not in ("bf16", "fp16", "fp32"):
         out.update(weight_format=c.weight_format, quantized_params_billion=round(c.quantized_params / 1e9, 4),
                    scale_bytes_per_param=round(c.scale_bytes_per_param, 8), kept_16bit=c.kept_16bit)
-    if c.notes or c.vision_tokens_note:
-        out["notes"] = c.notes + ([c.vision_tokens_note] if c.vision_tokens_note else [])
+    if c.notes:
+        out["notes"] = list(c.notes)
     return out
 
 

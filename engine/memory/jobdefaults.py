@@ -82,6 +82,16 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     seq_default = 512 if enc else defaults.get("seq_len", 2048)
     s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_default, spec.max_seq), "usual sequence length",
                          "常用序列长度")
+    if w.input_size is not None and (spec.image_tokens_per_image or spec.image_token_px):
+        h, wd = w.input_size
+        px = spec.image_token_px
+        tokens = spec.image_tokens_per_image or -(-h // px) * -(-wd // px)   # type: ignore[operator]
+        how = (f"{tokens} tokens per image (mm_tokens_per_image)" if spec.image_tokens_per_image else
+               f"one token per {px}x{px} pixels: {-(-h // px)} x {-(-wd // px)} = {tokens}")   # type: ignore[operator]
+        s["seq_len"] = s["seq_len"] + tokens
+        r.assume("image_tokens", tokens, f"one {h}x{wd} image per sequence adds {how} to the sequence "
+                 f"({s['seq_len']} tokens in all); the vision tower's own activations are not counted",
+                 f"每个序列一张 {h}x{wd} 图像，增加 {tokens} 个 token（共 {s['seq_len']} 个）；视觉塔自身的激活未计入")
     s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 1),
                                     *(("usual micro-batch", "常用微批大小") if r.training else
                                       ("sequences served at once (concurrent requests)", "同时处理的序列数（并发请求）")))
