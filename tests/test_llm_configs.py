@@ -307,11 +307,11 @@ def test_hub_id_through_a_fake_endpoint(fake_hub, monkeypatch: pytest.MonkeyPatc
 
 
 def test_hub_id_missing_or_offline_says_to_pass_the_config(fake_hub, monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(WorkloadError) as err:
+    with pytest.raises(UnknownModelError) as err:
         estimate_memory(Workload(task="inference", model="nobody/no-such-model"))
     assert "config.json" in err.value.message("en") and err.value.field == "model"
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(WorkloadError) as err:
+    with pytest.raises(UnknownModelError) as err:
         estimate_memory(Workload(task="llm_finetune", model="someone/uncached-model"))
     assert "HF_HUB_OFFLINE" in err.value.message("en") and "config.json" in err.value.message("zh")
 
@@ -328,7 +328,7 @@ def test_without_huggingface_hub_the_error_names_the_way_out(monkeypatch: pytest
         return real(name, *a, **k)
     modelsource._from_hub.cache_clear()
     monkeypatch.setattr(builtins, "__import__", no_hub)
-    with pytest.raises(WorkloadError) as err:
+    with pytest.raises(UnknownModelError) as err:
         estimate_memory(Workload(task="inference", model="someone/some-llm"))
     modelsource._from_hub.cache_clear()
     assert "huggingface_hub" in err.value.message("en") and "config.json" in err.value.message("en")

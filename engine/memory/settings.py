@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_advisor.errors import WorkloadError
+from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.i18n import Note, note
 from gpu_advisor.memory.confignames import parse as parse_config
 from gpu_advisor.models import (BackboneSpec, MethodSpec, TransformerSpec, family_sizes, knowledge, norm,
@@ -104,9 +104,11 @@ def _resolve_text(w: Workload, r: Resolved) -> None:
     if looks_like_hub_id(name) and family_sizes(name) is None:
         try:
             t = r.transformer = from_hub(name)
-        except WorkloadError:
+        except WorkloadError as exc:
             if w.params_billion is None:
-                raise
+                base = unknown(name, "model", "transformers")
+                raise UnknownModelError(f"{base.en} {exc.en}", f"{base.zh}{exc.zh}", field="model",
+                                        suggestions=base.suggestions) from None
         else:
             r.assume("model", t.display, f"shapes read from the Hub's config.json ({t.params_billion:g} B parameters "
                      "counted from them)", f"结构读取自 Hub 上的 config.json（据此计得 {t.params_billion:g} B 参数）")
