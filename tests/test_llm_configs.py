@@ -378,3 +378,14 @@ def test_vlm_image_tokens_join_the_sequence() -> None:
     # Qwen3-VL: patch 16 x spatial merge 2 = one token per 32 x 32 pixels: 14 x 14 = 196 tokens
     assert image.profile.job.seq_len == 1024 + 196 and image.breakdown["activations"] > text.breakdown["activations"]
     assert any(a.field == "image_tokens" and a.value == 196 for a in image.assumptions)
+
+
+def test_encoder_config_is_sized_as_an_encoder() -> None:
+    """A BERT-class embedding model's config (learned positions, token types, pooler): encoder_nlp, 512 tokens."""
+    f = FIXTURES / "snowflake-arctic-embed-m.json"
+    c = count(json.loads(f.read_text()))
+    assert c.total / 1e9 == pytest.approx(0.110, rel=0.03)   # BERT-base shapes: 110 M (Devlin et al. 1810.04805)
+    est = estimate_memory(Workload(task="nlp_finetune", model=str(f)))
+    assert est.profile.family == "encoder_nlp" and est.profile.job.seq_len == 512
+    bert = estimate_memory(Workload(task="nlp_finetune", model="bert-base-uncased"))
+    assert est.allocated_peak_gib == pytest.approx(bert.allocated_peak_gib, rel=0.02)

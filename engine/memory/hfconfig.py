@@ -35,6 +35,9 @@ PLAIN_MLP = {"phi", "gpt2", "gpt_neox", "falcon", "gpt_bigcode", "starcoder2", "
 UNTIED_DEFAULT = {"llama", "llama4_text", "llama4", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mistral", "mixtral",
                   "phi3", "deepseek_v2", "deepseek_v3", "kimi_k2", "gpt_oss", "internlm2", "glm4", "glm4_moe",
                   "qwen2_5_vl", "qwen2_vl", "qwen3_vl_text", "qwen3_vl", "mimo", "minicpm", "yi", "baichuan"}
+# encoder models (embedding / reranker / BERT-class): learned absolute positions, token types, embedding LayerNorm,
+# the pooler (BertModel / XLMRobertaModel add_pooling_layer=True); estimated as the encoder_nlp family
+ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie"}
 QKV_BIAS = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
 QK_NORM = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "qwen3_vl_text", "qwen3_vl", "olmo2"}
 FOUR_NORMS = {"gemma2", "gemma3", "gemma3_text"}          # pre/post attention and pre/post feed-forward norms
@@ -294,6 +297,11 @@ def count(cfg: dict) -> Counted:
     c.layer_params = float(layers * (attn + norms) + sum(moe_mlp if f else dense_mlp for f in flags))
     c.routed_expert_params = float(c.moe_layers * experts * expert)
     c.embed_params = float(vocab * hidden)
+    if mt in ENCODERS:
+        positions = int(t.get("max_position_embeddings") or 512)
+        c.embed_params += positions * hidden + int(t.get("type_vocab_size") or 0) * hidden + 2 * hidden
+        c.layer_params += hidden * hidden + hidden                 # pooler dense
+        c.max_seq = positions - (2 if mt in ("roberta", "xlm-roberta", "camembert") else 0)   # RoBERTa pads offset 2
     c.head_params = 0.0 if tied else float(vocab * hidden)
     c.final_norm = float(norm_w)
     mtp = int(t.get("num_nextn_predict_layers") or 0)
@@ -341,8 +349,9 @@ def check_config(data: Any, where: str) -> None:
 
 def spec_fields(c: Counted) -> dict[str, Any]:
     """TransformerSpec fields (engine/models.py) of a counted config."""
+    encoder = c.model_type in ENCODERS
     out: dict[str, Any] = {
-        "family": "llm", "params_billion": round(c.total / 1e9, 4), "layers": c.layers, "hidden": c.hidden,
+        "family": "encoder_nlp" if encoder else "llm", "dropout": encoder, "params_billion": round(c.total / 1e9, 4), "layers": c.layers, "hidden": c.hidden,
         "heads": c.heads, "kv_heads": c.kv_heads, "head_dim": c.head_dim, "intermediate": c.intermediate,
         "vocab": c.vocab, "mlp": "gated" if c.gated else "plain", "tied": c.tied, "max_seq": c.max_seq,
         "model_type": c.model_type,
