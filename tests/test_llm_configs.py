@@ -389,3 +389,12 @@ def test_encoder_config_is_sized_as_an_encoder() -> None:
     assert est.profile.family == "encoder_nlp" and est.profile.job.seq_len == 512
     bert = estimate_memory(Workload(task="nlp_finetune", model="bert-base-uncased"))
     assert est.allocated_peak_gib == pytest.approx(bert.allocated_peak_gib, rel=0.02)
+
+
+def test_fields_a_config_leaves_out_take_the_config_class_defaults() -> None:
+    """Gemma 3's Hub configs name only what differs from Gemma3TextConfig: dropping the fields the recorded Gemma 3 1B
+    config repeats from the class defaults (head_dim 256, sliding_window_pattern 6) changes nothing."""
+    full = json.loads((CONFIGS / "gemma-3-1b.json").read_text())
+    sparse = {k: v for k, v in full.items() if k not in ("head_dim", "sliding_window_pattern")}
+    a, b = count(full), count(sparse)
+    assert (b.head_dim, b.sliding_layers, b.total) == (a.head_dim, a.sliding_layers, a.total) == (256, 22, a.total)

@@ -44,6 +44,25 @@ FOUR_NORMS = {"gemma2", "gemma3", "gemma3_text"}          # pre/post attention a
 ALTERNATE_SLIDING = {"gemma2"}                            # every other layer local (transformers Gemma2: even layers)
 
 
+# What a config.json leaves out takes its config class's default (transformers `*Config.__init__`); Hub configs of
+# some families name only what differs (google/gemma-3-*-it's text_config lists hidden / intermediate / layers).
+CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {"vocab_size": 262_208, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                    "sliding_window": 4096, "sliding_window_pattern": 6, "max_position_embeddings": 131_072,
+                    "tie_word_embeddings": True},
+    "gemma2": {"vocab_size": 256_000, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+               "sliding_window": 4096, "max_position_embeddings": 8192, "tie_word_embeddings": True},
+    "siglip_vision_model": {"hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
+                            "num_attention_heads": 12, "image_size": 224, "patch_size": 16, "num_channels": 3},
+}
+CLASS_DEFAULTS["gemma3"] = CLASS_DEFAULTS["gemma3_text"]
+
+
+def _with_defaults(d: dict, model_type: str | None) -> dict:
+    base = CLASS_DEFAULTS.get(str(model_type or d.get("model_type") or ""), {})
+    return {**base, **{k: v for k, v in d.items() if v is not None}} if base else d
+
+
 def _first(d: dict, *names: str, default: Any = None) -> Any:
     for n in names:
         if d.get(n) is not None:
@@ -115,8 +134,9 @@ def text_part(cfg: dict) -> dict:
     """The language model's config: `text_config` / `llm_config` of a VLM, else the file itself."""
     for k in ("text_config", "llm_config", "language_config"):
         if isinstance(cfg.get(k), dict) and cfg[k].get("hidden_size"):
-            return {**{kk: v for kk, v in cfg.items() if kk not in (k, "vision_config")}, **cfg[k]}
-    return cfg
+            merged = {**{kk: v for kk, v in cfg.items() if kk not in (k, "vision_config")}, **cfg[k]}
+            return _with_defaults(merged, cfg[k].get("model_type"))
+    return _with_defaults(cfg, cfg.get("model_type"))
 
 
 def _moe_layer_flags(t: dict, layers: int, experts: int) -> list[bool]:
@@ -163,6 +183,7 @@ def _vision_params(v: dict, text_hidden: int) -> tuple[float, str | None]:
     """ViT tower + projector from `vision_config` (patch embedding, blocks, merger); approximate to the biases."""
     if not isinstance(v, dict):
         return 0.0, None
+    v = _with_defaults(v, v.get("model_type"))
     hv = int(_first(v, "hidden_size", "embed_dim", "width", default=0) or 0)
     depth = int(_first(v, "depth", "num_hidden_layers", "layers", default=0) or 0)
     if not hv or not depth:
