@@ -398,3 +398,18 @@ def test_fields_a_config_leaves_out_take_the_config_class_defaults() -> None:
     sparse = {k: v for k, v in full.items() if k not in ("head_dim", "sliding_window_pattern")}
     a, b = count(full), count(sparse)
     assert (b.head_dim, b.sliding_layers, b.total) == (a.head_dim, a.sliding_layers, a.total) == (256, 22, a.total)
+
+
+def test_config_paths_read_only_small_regular_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(WorkloadError) as err:          # a device never ends: refused before reading
+        estimate_memory(Workload(task="inference", model="/dev/zero"))
+    assert err.value.field == "model"
+    big = tmp_path / "config.json"
+    big.write_text('{"a": "' + "x" * (4 * 1024 * 1024) + '"}')
+    with pytest.raises(WorkloadError) as err:
+        estimate_memory(Workload(task="inference", model=str(big)))
+    assert "KiB" in err.value.message("en")
+    monkeypatch.setenv("GPU_ADVISOR_NO_CONFIG_PATHS", "1")
+    with pytest.raises(WorkloadError) as err:
+        estimate_memory(Workload(task="inference", model=str(FIXTURES / "mimo-7b-base.json")))
+    assert "GPU_ADVISOR_NO_CONFIG_PATHS" in err.value.message("en")

@@ -339,17 +339,26 @@ def count(cfg: dict) -> Counted:
     return c
 
 
+MAX_CONFIG_BYTES = 4 * 1024 * 1024     # a config.json is a few KiB; a VLM's with layer lists well under 1 MiB
+
+
 def load_config(path: str | Path) -> dict:
     """The config.json at ``path`` (a file or a folder holding one); WorkloadError naming the field otherwise."""
     p = Path(path).expanduser()
     if p.is_dir():
         p = p / "config.json"
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        if not p.is_file():          # no devices, pipes or sockets (/dev/zero would never end)
+            raise FileNotFoundError(str(p))
+        if p.stat().st_size > MAX_CONFIG_BYTES:
+            raise ValueError(f"larger than {MAX_CONFIG_BYTES // 1024} KiB")
+        with p.open("rb") as fh:
+            data = json.loads(fh.read(MAX_CONFIG_BYTES + 1).decode("utf-8"))
     except (OSError, ValueError) as exc:
-        raise WorkloadError(f"model: cannot read the config file {str(p)!r} ({exc.__class__.__name__}); give a "
+        why = exc.__class__.__name__ if isinstance(exc, OSError) else f"{exc.__class__.__name__}: {str(exc)[:80]}"
+        raise WorkloadError(f"model: cannot read the config file {str(p)!r} ({why}); give a "
                             "config.json path, a folder holding one, a Hugging Face model id or a known model name",
-                            f"model：无法读取配置文件 {str(p)!r}（{exc.__class__.__name__}）；请提供 config.json 路径、"
+                            f"model：无法读取配置文件 {str(p)!r}（{why}）；请提供 config.json 路径、"
                             "包含它的文件夹、Hugging Face 模型 ID 或已知模型名", field="model") from exc
     check_config(data, str(p))
     return data

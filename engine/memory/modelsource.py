@@ -45,6 +45,11 @@ def _from_file(path: str, mtime: float) -> TransformerSpec:
 
 
 def from_path(name: str) -> TransformerSpec:
+    if os.environ.get("GPU_ADVISOR_NO_CONFIG_PATHS", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise WorkloadError("model: config file paths are turned off here (GPU_ADVISOR_NO_CONFIG_PATHS); give a known "
+                            "model name or a Hugging Face model id",
+                            "model：此处不接受配置文件路径（GPU_ADVISOR_NO_CONFIG_PATHS）；请提供已知模型名或 "
+                            "Hugging Face 模型 ID", field="model")
     p = Path(name).expanduser()
     target = p / "config.json" if p.is_dir() else p
     try:
