@@ -413,3 +413,31 @@ def test_config_paths_read_only_small_regular_files(tmp_path: Path, monkeypatch:
     with pytest.raises(WorkloadError) as err:
         estimate_memory(Workload(task="inference", model=str(FIXTURES / "mimo-7b-base.json")))
     assert "GPU_ADVISOR_NO_CONFIG_PATHS" in err.value.message("en")
+
+
+def test_expert_parallelism_splits_the_routed_experts_only() -> None:
+    t = knowledge().transformers["qwen3-30b-a3b"]
+    base = dict(task="llm_finetune", model="Qwen/Qwen3-30B-A3B", num_gpus=8)
+    ddp = estimate_memory(Workload(**base, distributed="ddp")).breakdown
+    ep = estimate_memory(Workload(**base, distributed="ddp", expert_parallel=8)).breakdown
+    routed = t.routed_expert_params_billion / t.params_billion
+    assert ep["weights"] == pytest.approx(ddp["weights"] * ((1 - routed) + routed / 8), rel=1e-3)
+    assert ep["optimizer"] == pytest.approx(ddp["optimizer"] * ((1 - routed) + routed / 8), rel=1e-3)
+    z = estimate_memory(Workload(**base, distributed="zero2")).breakdown
+    zep = estimate_memory(Workload(**base, distributed="zero2", expert_parallel=8)).breakdown
+    assert zep["optimizer"] == z["optimizer"] and zep["weights"] < z["weights"] / 4   # ZeRO shards stay 1/n
+    with pytest.raises(ValueError):
+        Workload(task="llm_finetune", model="Qwen/Qwen3-30B-A3B", num_gpus=4, expert_parallel=8)
+    dense = estimate_memory(Workload(task="inference", model="Llama-3.1-8B", num_gpus=2, expert_parallel=2))
+    assert any(w.code == "expert_parallel_ignored" for w in dense.warnings)
+    tp = estimate_memory(Workload(task="inference", model="DeepSeek-V3", num_gpus=8)).breakdown["weights"]
+    ep4 = estimate_memory(Workload(task="inference", model="DeepSeek-V3", num_gpus=8, expert_parallel=4)).breakdown
+    assert ep4["weights"] == pytest.approx(tp * 8 * ((1 - 0.9) / 8 + 0.9 / 4), rel=0.1) and ep4["weights"] > tp
+
+
+def test_expert_parallel_over_num_gpus_names_the_field_in_both_languages() -> None:
+    from gpu_advisor.validation import workload_from_dict
+    with pytest.raises(WorkloadError) as err:
+        workload_from_dict({"task": "llm_finetune", "model": "Qwen3-30B-A3B", "num_gpus": 4, "expert_parallel": 8})
+    assert err.value.field == "expert_parallel" and "num_gpus" in err.value.message("en")
+    assert "num_gpus" in err.value.message("zh") and "不能超过" in err.value.message("zh")

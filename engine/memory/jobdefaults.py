@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpu_advisor.memory.confignames import parse as parse_config
+from gpu_advisor.i18n import note
 from gpu_advisor.models import knowledge
 from gpu_advisor.workload import Task, Workload
 
@@ -159,5 +160,13 @@ def fill_settings(w: Workload, r: Resolved) -> None:
     s["distributed"] = _enum(_pick(r, "distributed", w.distributed, dist_default, *why))
     s["pytorch_version"] = _pick(r, "pytorch_version", w.pytorch_version, DEFAULT_TORCH, "current PyTorch",
                                  "当前 PyTorch 版本")
+    if w.expert_parallel and w.expert_parallel > 1:
+        spec = r.transformer
+        if spec is not None and spec.experts:
+            s["expert_parallel"] = min(w.expert_parallel, spec.experts)
+        else:
+            r.warnings.append(note("expert_parallel_ignored", f"expert_parallel = {w.expert_parallel} is ignored: "
+                                   "the model has no routed experts", f"expert_parallel = {w.expert_parallel} 未使用："
+                                   "该模型没有路由专家", "expert_parallel", w.expert_parallel))
     s.setdefault("quantization", "none")
     s["training"] = r.training

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpu_advisor.memory.settings import Resolved
-from gpu_advisor.memory.states import StateBytes, model_states, torch_at_most
+from gpu_advisor.memory.states import SHARD_GRAD, SHARD_OPT, SHARD_WEIGHTS, StateBytes, model_states, torch_at_most
 from gpu_advisor.models import TransformerSpec, knowledge
 
 NF4_BYTES = 0.5 + 0.0156   # 4-bit values + double-quantized absmax (Dettmers et al. 2305.14314 §3: 0.127 bit/param)
@@ -294,6 +294,33 @@ def litgpt_4bit_carry(t: TransformerSpec, s: dict, tokens: int) -> float:
     return carried + t.vocab * t.hidden * 4.0
 
 
+def expert_share(t: TransformerSpec, s: dict, params: float) -> float:
+    """Fraction of the parameters one GPU holds under expert parallelism: the routed experts split over
+    `expert_parallel` GPUs, everything else (attention, dense and shared MLPs, router, embeddings) on each."""
+    ep = int(s.get("expert_parallel") or 1)
+    if ep <= 1 or not t.experts or not t.routed_expert_params_billion or params <= 0:
+        return 1.0
+    routed = t.routed_expert_params_billion * 1e9
+    return (params - routed * (1 - 1 / min(ep, t.experts))) / params
+
+
+def _expert_split(t: TransformerSpec, s: dict, st: StateBytes, params: float) -> StateBytes:
+    """Model states per GPU under expert parallelism. A state ZeRO / FSDP already shards over all n GPUs stays 1/n:
+    the routed experts are split over `expert_parallel` GPUs and sharded over the n / expert_parallel replicas of each
+    (DeepSpeed-MoE expert-data-parallel groups), 1/n again. A replicated state keeps every non-expert parameter and
+    1/expert_parallel of the routed experts (LoRA adapters the same way)."""
+    f = expert_share(t, s, params)
+    if f == 1.0:
+        return st
+    n, dist = max(1, int(s.get("num_gpus", 1))), s.get("distributed", "none")
+    sharded = lambda group: n > 1 and dist in group   # noqa: E731
+    return StateBytes(st.weights if sharded(SHARD_WEIGHTS) else st.weights * f,
+                      st.gradients if sharded(SHARD_GRAD) else st.gradients * f,
+                      st.optimizer if sharded(SHARD_OPT) else st.optimizer * f,
+                      st.master_weights if sharded(SHARD_OPT) else st.master_weights * f,
+                      st.ddp_buckets * f, st.gathered)
+
+
 def text_training(r: Resolved) -> TextParts:
     t, s = r.transformer, r.settings
     assert t is not None
@@ -302,7 +329,8 @@ def text_training(r: Resolved) -> TextParts:
     tokens = s["batch_size_per_gpu"] * s["seq_len"]
     frozen = _frozen_bytes(t, s)
     trainable = lora_params(t, s.get("lora_rank") or 16, _targets(s)) if frozen is not None else params
-    states = model_states(params, trainable, frozen, s, True, split_params(t, untie)[1] / t.layers)
+    states = _expert_split(t, s, model_states(params, trainable, frozen, s, True, split_params(t, untie)[1] / t.layers),
+                           params)
     act, transient, per_tok = _activations(t, s, tokens)
     if s.get("quantization") in ("nf4", "int4", "int8"):
         # one dequantized 16-bit copy of the largest matrix (bitsandbytes dequantize_4bit, forward and backward);
@@ -319,7 +347,13 @@ def text_inference(r: Resolved) -> TextParts:
     params = t.params_billion * 1e9
     weights = serving_weight_bytes(t, s.get("quantization", "none"), s["precision"])
     n, dist = max(1, s.get("num_gpus", 1)), s.get("distributed", "none")
-    weights = weights / n if n > 1 and dist != "ddp" else weights
+    ep = int(s.get("expert_parallel") or 1)
+    if ep > 1 and t.experts:
+        # vLLM --enable-expert-parallel: the routed experts split over `ep` GPUs, the rest tensor-parallel over all n
+        x = t.routed_expert_params_billion / t.params_billion          # routed-expert share of the parameters
+        weights = weights * ((1 - x) / n + x / ep)
+    else:
+        weights = weights / n if n > 1 and dist != "ddp" else weights
     tokens = s["batch_size_per_gpu"] * s["seq_len"]
     kv = kv_cache_bytes(t, tokens, kv_dtype_bytes(s), s["seq_len"]) / (n if n > 1 and dist != "ddp" else 1)
     live = min(tokens, PREFILL_CHUNK)
