@@ -460,10 +460,10 @@ def unknown(name: str, field: str, pool: str) -> UnknownModelError:
         listed = ", ".join(fam[1][:16])
         return UnknownModelError(
             f"{field}: {name!r} is a size the knowledge base does not have; the sizes it has of this family: {listed}. "
-            "No other size stands in for it: pick one of these, give its config.json (or Hugging Face id), or give "
-            "params_billion for a generic estimate.",
+            "No other size stands in for it: pick one of these, give the model's config.json (--model path/to/config.json), "
+            "or give params_billion for a generic estimate.",
             f"{field}：知识库中没有 {name!r} 这个规模；该系列已有：{listed}。不会用其他规模代替：请选择其中之一、"
-            "提供其 config.json（或 Hugging Face ID），或提供 params_billion 以作通用估算。",
+            "提供该模型的 config.json（--model path/to/config.json），或提供 params_billion 以作通用估算。",
             field=field, suggestions=fam[1][:5])
     hints = suggestions(name, pool)
     hint_en = f"; did you mean: {', '.join(hints)}?" if hints else ""
