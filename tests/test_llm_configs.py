@@ -441,3 +441,18 @@ def test_expert_parallel_over_num_gpus_names_the_field_in_both_languages() -> No
         workload_from_dict({"task": "llm_finetune", "model": "Qwen3-30B-A3B", "num_gpus": 4, "expert_parallel": 8})
     assert err.value.field == "expert_parallel" and "num_gpus" in err.value.message("en")
     assert "num_gpus" in err.value.message("zh") and "不能超过" in err.value.message("zh")
+
+
+@pytest.mark.parametrize("patch,named", [
+    ({"num_hidden_layers": 10**12}, "num_hidden_layers"), ({"intermediate_size": "big"}, "intermediate_size"),
+    ({"num_key_value_heads": 0}, "num_key_value_heads"), ({"num_experts": -1}, "num_experts"),
+    ({"hidden_size": True}, "hidden_size"), ({"layer_types": "all"}, "layer_types"),
+    ({"vision_config": {"hidden_size": 64, "depth": 10**9}}, "vision_config.depth"),
+    ({"text_config": "x"}, "a JSON object")])
+def test_out_of_range_config_fields_are_refused_by_name(tmp_path: Path, patch: dict, named: str) -> None:
+    cfg = {**json.loads((FIXTURES / "mimo-7b-base.json").read_text()), **patch}
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(cfg))
+    with pytest.raises(WorkloadError) as err:
+        estimate_memory(Workload(task="inference", model=str(p)))
+    assert named in err.value.message("en") and err.value.field == "model"

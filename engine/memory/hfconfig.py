@@ -364,15 +364,54 @@ def load_config(path: str | Path) -> dict:
     return data
 
 
+# the numeric fields the count reads, with the range a real model stays in (a file outside it is refused, not counted)
+_RANGES: dict[str, tuple[int, int]] = {
+    "hidden_size": (1, 1 << 20), "n_embd": (1, 1 << 20), "d_model": (1, 1 << 20),
+    "num_hidden_layers": (1, 10_000), "num_layers": (1, 10_000), "n_layer": (1, 10_000),
+    "num_attention_heads": (1, 1 << 16), "n_head": (1, 1 << 16), "num_heads": (1, 1 << 16),
+    "num_key_value_heads": (1, 1 << 16), "multi_query_group_num": (1, 1 << 16), "head_dim": (1, 1 << 16),
+    "intermediate_size": (1, 1 << 22), "intermediate_size_mlp": (1, 1 << 22), "ffn_hidden_size": (1, 1 << 22),
+    "moe_intermediate_size": (1, 1 << 22), "shared_expert_intermediate_size": (0, 1 << 22),
+    "vocab_size": (1, 1 << 27), "padded_vocab_size": (1, 1 << 27), "max_position_embeddings": (1, 1 << 30),
+    "n_routed_experts": (0, 1 << 16), "num_local_experts": (0, 1 << 16), "num_experts": (0, 1 << 16),
+    "num_experts_per_tok": (0, 1 << 16), "experts_per_token": (0, 1 << 16), "n_shared_experts": (0, 1 << 10),
+    "first_k_dense_replace": (0, 10_000), "moe_layer_freq": (1, 10_000), "decoder_sparse_step": (1, 10_000),
+    "interleave_moe_layer_step": (1, 10_000), "kv_lora_rank": (1, 1 << 20), "q_lora_rank": (1, 1 << 20),
+    "qk_rope_head_dim": (0, 1 << 16), "qk_nope_head_dim": (0, 1 << 16), "v_head_dim": (1, 1 << 16),
+    "sliding_window": (1, 1 << 30), "sliding_window_pattern": (1, 10_000), "num_nextn_predict_layers": (0, 100),
+    "type_vocab_size": (0, 1 << 16), "depth": (1, 10_000), "spatial_merge_size": (1, 64),
+    "temporal_patch_size": (1, 64), "out_hidden_size": (1, 1 << 20), "mm_tokens_per_image": (1, 1 << 20),
+}
+
+
+def _bad_fields(t: dict, prefix: str = "") -> list[str]:
+    bad = []
+    for name, (lo, hi) in _RANGES.items():
+        v = t.get(name)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            bad.append(f"{prefix}{name} = {str(v)[:20]!s} (an integer {lo}..{hi})")
+    for name in ("layer_types", "mlp_only_layers", "moe_layers"):
+        v = t.get(name)
+        if v is not None and (not isinstance(v, list) or len(v) > 10_000):
+            bad.append(f"{prefix}{name} (a list of at most 10000 entries)")
+    return bad
+
+
 def check_config(data: Any, where: str) -> None:
-    t = text_part(data) if isinstance(data, dict) else None
+    t = text_part(data) if isinstance(data, dict) and all(
+        isinstance(data.get(k), (dict, type(None))) for k in ("text_config", "vision_config")) else None
     missing = [] if t is None else [n for n, alts in (("hidden_size", ("hidden_size", "n_embd", "d_model")),
                                                      ("num_hidden_layers", ("num_hidden_layers", "num_layers", "n_layer")),
                                                      ("num_attention_heads", ("num_attention_heads", "n_head", "num_heads")),
                                                      ("vocab_size", ("vocab_size", "padded_vocab_size")))
                                     if not isinstance(_first(t, *alts), int) or _first(t, *alts) <= 0]
+    if t is not None and not missing:
+        missing = _bad_fields(t) + (_bad_fields(data["vision_config"], "vision_config.")
+                                    if isinstance(data.get("vision_config"), dict) else [])
     if t is None or missing:
-        fields = ", ".join(missing) if missing else "a JSON object"
+        fields = ", ".join(missing[:4]) if missing else "a JSON object"
         raise WorkloadError(f"model: {where} is not a transformer config.json (missing or invalid: {fields})",
                             f"model：{where} 不是 Transformer 的 config.json（缺少或无效：{fields}）", field="model")
 

@@ -33,8 +33,13 @@ def looks_like_hub_id(name: str) -> bool:
 
 
 def spec_from_config(cfg: dict, key: str, display: str, source: str) -> TransformerSpec:
-    fields = spec_fields(count(cfg))
-    return TransformerSpec(key=key, display=display, source=source, **fields)
+    try:
+        fields = spec_fields(count(cfg))
+        return TransformerSpec(key=key, display=display, source=source, **fields)
+    except (TypeError, ValueError, ZeroDivisionError, KeyError) as exc:   # pydantic's ValidationError is a ValueError
+        raise WorkloadError(f"model: {source} is not a config this estimator can count ({exc.__class__.__name__}: "
+                            f"{str(exc)[:120]})", f"model：无法按 {source} 计数（{exc.__class__.__name__}：{str(exc)[:120]}）",
+                            field="model") from None
 
 
 @lru_cache(maxsize=64)
