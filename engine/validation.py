@@ -129,7 +129,8 @@ def _translate(err: dict[str, Any]) -> WorkloadError:
         if msg.startswith(prefix):
             field = field or own_field
             name = name if loc else own_field
-            if "is set but finetune_method" in prefix or prefix == "num_gpus (":  # a check across fields: name the field, not the whole workload
+            if ("is set but finetune_method" in prefix or prefix == "num_gpus ("
+                    or prefix.startswith("expert_parallel (")):  # a check across fields: name the field, not the whole workload
                 return WorkloadError(f"{name}: {msg}", f"{name}：{zh}", field=field)
             return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：{zh}（收到 {shown(value)}）", field=field)
     return WorkloadError(f"{name}: {msg} (got {shown(value)})", f"{name}：取值无效——{msg}（收到 {shown(value)}）", field=field)
@@ -145,6 +146,7 @@ _VALIDATOR_ZH: dict[str, tuple[str, str]] = {
         "lora_rank", "设置了 lora_rank，但 finetune_method 为 'full'：请改用 lora 或 qlora，或去掉 lora_rank"),
     "lora_targets is set but finetune_method is 'full'": (
         "lora_targets", "设置了 lora_targets，但 finetune_method 为 'full'：请改用 lora 或 qlora，或去掉 lora_targets"),
+    "expert_parallel (": ("expert_parallel", "不能超过 num_gpus（专家并行的 GPU 数不能多于总 GPU 数）"),
     "unknown LoRA target module": (
         "lora_targets", "含有未知的 LoRA 目标模块名；可用 q、k、v、o、gate、up、down、lm_head、attention、mlp 或 all-linear"
         "（也可写 PEFT 的 q_proj、v_proj 等）"),

@@ -66,6 +66,15 @@ class Quantization(str, Enum):
     int8 = "int8"
     int4 = "int4"
     nf4 = "nf4"
+    fp8 = "fp8"
+    fp4 = "fp4"
+
+
+class KvCacheDtype(str, Enum):
+    auto = "auto"
+    bf16 = "bf16"
+    fp16 = "fp16"
+    fp8 = "fp8"
 
 
 class Framework(str, Enum):
@@ -209,8 +218,10 @@ class Workload(BaseModel):
                                         "detectron2 (its ResNet / ResNeXt backbones use FrozenBatchNorm2d, which "
                                         "keeps no input for backward). Default: transformers for LLMs, MMDetection / "
                                         "MMSegmentation behaviour for CV.")
-    quantization: Quantization | None = Field(None, description="Weight quantization: none, int8, int4 or nf4 (QLoRA). Default: none (nf4 with qlora).")
+    quantization: Quantization | None = Field(None, description="Weight quantization: none, int8, int4 (AWQ / GPTQ), nf4 (QLoRA), fp8 or fp4 (MXFP4 / NVFP4). Default: none (nf4 with qlora; serving: the published checkpoint's format, e.g. fp8 for DeepSeek-V3).")
+    kv_cache_dtype: KvCacheDtype | None = Field(None, description="Serving: KV-cache storage (vLLM --kv-cache-dtype): auto (the model's 16-bit dtype), bf16, fp16 or fp8 (half the bytes). Default: auto.")
     distributed: Distributed | None = Field(None, description="Distributed strategy: none, ddp, fsdp, zero1, zero2 or zero3. Default: ddp when num_gpus > 1.")
+    expert_parallel: Annotated[int, Field(ge=1, le=MAX_GPUS)] | None = Field(None, description="Mixture-of-experts models: GPUs the routed experts are split over (expert parallelism, e.g. Megatron / DeepSpeed-MoE --expert-model-parallel-size, vLLM --enable-expert-parallel); each GPU holds 1/expert_parallel of the experts. At most num_gpus. Default: 1 (every GPU holds every expert).")
     pytorch_version: Annotated[str, Field(max_length=8)] | None = Field(None, description="PyTorch major.minor, e.g. '1.8' or '2.4'. Memory differs between 1.x and 2.x. Default: 2.4.")
     num_classes: Annotated[int, Field(ge=1, le=100_000)] | None = Field(None, description="Number of classes (segmentation / detection / classification). Default: the dataset's usual one (19 Cityscapes, 150 ADE20K, 80 COCO, 1000 ImageNet).")
     num_samples: Annotated[int, Field(ge=1, le=10_000_000_000)] | None = Field(None, description="Training samples (images, or sequences of seq_len tokens for language models). Default: from dataset_size_gb when given (the task's reference dataset's bytes per image, or about 4 bytes of text per token), else the task's reference dataset; both stated as assumptions.")
@@ -284,6 +295,8 @@ class Workload(BaseModel):
     def _consistent(self) -> "Workload":
         if self.lora_rank is not None and self.finetune_method == FinetuneMethod.full:
             raise ValueError("lora_rank is set but finetune_method is 'full'; use lora or qlora, or drop lora_rank")
+        if self.expert_parallel is not None and self.num_gpus is not None and self.expert_parallel > self.num_gpus:
+            raise ValueError(f"expert_parallel ({self.expert_parallel}) must not exceed num_gpus ({self.num_gpus})")
         if self.lora_targets is not None and self.finetune_method == FinetuneMethod.full:
             raise ValueError("lora_targets is set but finetune_method is 'full'; use lora or qlora, or drop lora_targets")
         if self.num_nodes is not None and self.num_gpus is not None and self.num_gpus % self.num_nodes:

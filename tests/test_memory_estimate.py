@@ -217,7 +217,7 @@ def test_profile_and_flops() -> None:
     assert est.profile.job.input_size == (512, 1024)
     assert est.train_flops_per_sample == pytest.approx(3 * est.infer_flops_per_sample)
     text = estimate_memory(llm())
-    assert text.train_flops_per_sample == pytest.approx(6 * 8.03e9 * 2048)
+    assert text.train_flops_per_sample == pytest.approx(6 * 8.03e9 * 2048, rel=1e-3)  # 8.030 B counted from the config
     assert text.profile.is_llm and text.profile.family == "llm"
 
 

@@ -166,6 +166,32 @@ class TransformerSpec(BaseModel):
     dropout: bool = False
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
+    # from the config.json (engine/memory/hfconfig.py, knowledge/models/llm_profiles.yaml); defaults = a dense model
+    model_type: str | None = None
+    q_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    experts: int = 0                      # routed experts per MoE layer
+    experts_per_tok: int = 0              # routed experts per token (top-k)
+    moe_intermediate: int = 0             # one routed expert's MLP width
+    shared_intermediate: int = 0          # the shared expert(s) of a MoE layer, together
+    moe_layers: int = 0                   # layers whose MLP is a MoE block (the others: dense, `intermediate`)
+    active_params_billion: float | None = None            # per token: all but the experts a token is not routed to
+    routed_expert_params_billion: float = 0.0              # all routed experts of all layers
+    sliding_window: int | None = None     # local-attention window (tokens) ...
+    sliding_layers: int = 0               # ... on this many layers
+    mtp_params_billion: float = 0.0       # DeepSeek multi-token-prediction module: in the checkpoint, not the main model
+    vision_params_billion: float = 0.0    # vision tower + projector of a vision-language model (in params_billion)
+    image_tokens_per_image: int | None = None   # VLM: fixed tokens per image (Gemma 3 mm_tokens_per_image) ...
+    image_token_px: int | None = None            # ... or one token per this many pixels squared (Qwen-VL dynamic)
+    weight_format: Literal["bf16", "fp16", "fp32", "fp8", "fp4", "int8", "int4", "nf4"] = "bf16"   # published checkpoint
+    quantized_params_billion: float = 0.0  # parameters stored in weight_format (the rest 16-bit)
+    scale_bytes_per_param: float = 0.0     # quantization scales per quantized parameter
+    kept_16bit: list[str] = []             # what the quantized checkpoint keeps in 16 bit
+    stated_params_billion: float | None = None   # the published size the count is checked against
+    stated_source: str | None = None
+    hub_id: str | None = None
+    notes: list[str] = []
     source: str
     as_of: str | None = None              # date the shapes were read, when not the file's as_of
     aliases: list[str] = []               # other names of this model (instruct / chat variants, hub ids)
@@ -271,6 +297,12 @@ def knowledge() -> Knowledge:
     backbones = _build(BackboneSpec, "backbones.yaml", bb["backbones"])
     methods = _build(MethodSpec, "methods.yaml", _inherit(me["methods"]))
     transformers = _build(TransformerSpec, "transformers.yaml", tr["models"])
+    generated = _build(TransformerSpec, "llm_profiles.yaml", _read_yaml("llm_profiles.yaml")["models"])
+    for key in generated:
+        if key in transformers:
+            raise KnowledgeError(f"knowledge/models/llm_profiles.yaml: entry {key!r} is also in transformers.yaml",
+                                 f"knowledge/models/llm_profiles.yaml：条目 {key!r} 与 transformers.yaml 重复")
+    transformers.update(generated)
     for key, spec in methods.items():
         for layout, target in spec.head_variants.items():
             if target not in me["methods"]:
@@ -365,7 +397,60 @@ def suggestions(name: str, pool: str) -> list[str]:
     return out[:5]
 
 
+_LLM_SIZE = re.compile(r"(?i)(?<![a-z0-9.])(\d+x\d+(?:\.\d+)?b|\d+(?:\.\d+)?[bm])(?![a-z0-9])")
+_CV_SIZE = re.compile(r"(?i)^(.*?)[-_ ]?([a-z]{0,3}\d*|[a-z]\d+(?:gf|mf)?|w\d+)$")
+
+
+def _llm_family_size(name: str) -> tuple[str, str] | None:
+    base = name.strip().split("/")[-1]
+    m = _LLM_SIZE.search(base)
+    if not m or not norm(base[:m.start()]):
+        return None
+    return norm(base[:m.start()]), m.group(1).lower()
+
+
+def _cv_family_size(name: str) -> tuple[str, str] | None:
+    base = name.strip()
+    if "-" not in base:
+        return None
+    family, size = base.rsplit("-", 1)
+    return (norm(family), size.lower()) if norm(family) and size else None
+
+
+def family_sizes(name: str) -> tuple[str, list[str]] | None:
+    """(family, the sizes the knowledge base has) when ``name`` is a size of a known family that it does not have
+    ("Qwen3-72B", "ConvNeXt-XL", "ResNet-200"); None otherwise. Such a name is refused: no sibling stands in."""
+    kb = knowledge()
+    groups: list[tuple[Any, Any]] = [(_llm_family_size, kb.transformers.values()), (_cv_family_size, kb.backbones.values())]
+    for parse_name, specs in groups:
+        asked = parse_name(name)
+        if asked is None:
+            continue
+        sizes: dict[str, list[str]] = {}
+        for spec in specs:
+            for written in (spec.display, *spec.aliases):
+                got = parse_name(written)
+                if got and got[0] == asked[0]:
+                    sizes.setdefault(got[1], [])
+                    if spec.display not in sizes[got[1]]:
+                        sizes[got[1]].append(spec.display)
+        if sizes and asked[1] not in sizes:
+            displays = sorted({d for ds in sizes.values() for d in ds})
+            return asked[0], displays
+    return None
+
+
 def unknown(name: str, field: str, pool: str) -> UnknownModelError:
+    fam = family_sizes(name)
+    if fam is not None:
+        listed = ", ".join(fam[1][:16])
+        return UnknownModelError(
+            f"{field}: {name!r} is a size the knowledge base does not have; the sizes it has of this family: {listed}. "
+            "No other size stands in for it: pick one of these, give the model's config.json (--model path/to/config.json), "
+            "or give params_billion for a generic estimate.",
+            f"{field}：知识库中没有 {name!r} 这个规模；该系列已有：{listed}。不会用其他规模代替：请选择其中之一、"
+            "提供该模型的 config.json（--model path/to/config.json），或提供 params_billion 以作通用估算。",
+            field=field, suggestions=fam[1][:5])
     hints = suggestions(name, pool)
     hint_en = f"; did you mean: {', '.join(hints)}?" if hints else ""
     hint_zh = f"；您是否指：{'、'.join(hints)}？" if hints else ""

@@ -6,7 +6,7 @@ from gpu_advisor.util.i18n import Note, Text, note
 from gpu_advisor.memory.cv import cv_parts
 from gpu_advisor.memory.settings import Resolved, resolve
 from gpu_advisor.memory.states import StateBytes, torch_at_most
-from gpu_advisor.memory.transformer import text_inference, text_training
+from gpu_advisor.memory.transformer import kv_bytes_per_token_layer, kv_dtype_bytes, text_inference, text_training
 from gpu_advisor.memory.types import JobSettings, MemoryEstimate, ProfileInfo
 from gpu_advisor.kb.models import knowledge
 from gpu_advisor.workload import Workload
@@ -103,10 +103,14 @@ def _estimate_text(r: Resolved) -> MemoryEstimate:
     old = torch_at_most(r.settings["pytorch_version"], 1, 13)
     parts, notes = _peak(p.states, p.states.gradients, p.activations, p.transient, old or not r.training)
     parts["kv_cache"] = p.kv_cache
+    active = t.active_params_billion * 1e9 if t.active_params_billion else p.params
+    kv_tok = kv_bytes_per_token_layer(t, kv_dtype_bytes(r.settings)) * t.layers if t.family == "llm" else None
     info = ProfileInfo(key=t.key, display=t.display, family=t.family, params_billion=t.params_billion,
-                       trainable_params_billion=round(p.trainable / 1e9, 6), is_llm=t.family == "llm", job=_job(r))
+                       trainable_params_billion=round(p.trainable / 1e9, 6), is_llm=t.family == "llm", job=_job(r),
+                       active_params_billion=round(active / 1e9, 4), kv_cache_bytes_per_token=kv_tok)
     seq = r.settings["seq_len"]
-    flops = (6.0 * p.params * seq, 2.0 * p.params * seq)
+    # MoE: each token runs its routed experts only, so compute follows the active parameters (weights count all)
+    flops = (6.0 * active * seq, 2.0 * active * seq)
     return _finish(parts, r, text_formula(r, p, parts), SOURCES_COMMON + SOURCES_TEXT + [t.source], info, flops, notes)
 
 

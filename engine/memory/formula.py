@@ -53,6 +53,15 @@ def text_formula(r: Resolved, p: TextParts, parts: dict[str, float]) -> Text:
     assert t is not None
     se, sz = _states(parts, p.params, p.trainable, s)
     shape = f"{t.layers} layers, hidden {t.hidden}, {t.heads} heads / {t.kv_heads} KV heads, intermediate {t.intermediate}, vocab {t.vocab}"
+    if t.experts:
+        shape += (f"; MoE on {t.moe_layers} layers: {t.experts} experts of width {t.moe_intermediate}, top-{t.experts_per_tok}"
+                  + (f", shared {t.shared_intermediate}" if t.shared_intermediate else "")
+                  + f" (weights, gradients and optimizer count every expert; activations the routed top-{t.experts_per_tok};"
+                  f" {t.active_params_billion:g} B active parameters per token)")
+    if t.kv_lora_rank:
+        shape += f"; MLA KV cache {t.kv_lora_rank} + {t.qk_rope_head_dim} values per token per layer"
+    if t.sliding_window and t.sliding_layers:
+        shape += f"; sliding window {t.sliding_window} tokens on {t.sliding_layers} of {t.layers} layers (KV bounded there)"
     ckpt = "on" if s.get("gradient_checkpointing") else "off"
     en = (f"{se}. Shape: {shape}. Activations {_g(parts['activations'])} for {p.tokens} tokens "
           f"({p.per_token_layer_bytes:.0f} B per token per layer, checkpointing {ckpt}, + logits); "

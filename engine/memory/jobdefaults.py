@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpu_advisor.kb.confignames import parse as parse_config
+from gpu_advisor.util.i18n import note
 from gpu_advisor.kb.models import knowledge
 from gpu_advisor.workload import Task, Workload
 
@@ -90,6 +91,16 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     seq_default = 512 if enc else defaults.get("seq_len", 2048)
     s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_default, spec.max_seq), "usual sequence length",
                          "常用序列长度")
+    if w.input_size is not None and (spec.image_tokens_per_image or spec.image_token_px):
+        h, wd = w.input_size
+        px = spec.image_token_px
+        tokens = spec.image_tokens_per_image or -(-h // px) * -(-wd // px)   # type: ignore[operator]
+        how = (f"{tokens} tokens per image (mm_tokens_per_image)" if spec.image_tokens_per_image else
+               f"one token per {px}x{px} pixels: {-(-h // px)} x {-(-wd // px)} = {tokens}")   # type: ignore[operator]
+        s["seq_len"] = s["seq_len"] + tokens
+        r.assume("image_tokens", tokens, f"one {h}x{wd} image per sequence adds {how} to the sequence "
+                 f"({s['seq_len']} tokens in all); the vision tower's own activations are not counted",
+                 f"每个序列一张 {h}x{wd} 图像，增加 {tokens} 个 token（共 {s['seq_len']} 个）；视觉塔自身的激活未计入")
     s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 1),
                                     *(("usual micro-batch", "常用微批大小") if r.training else
                                       ("sequences served at once (concurrent requests)", "同时处理的序列数（并发请求）")))
@@ -103,7 +114,24 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
                                      "usual precision for transformers", "Transformer 常用精度"))
     if not r.training:
         quant = _enum(w.quantization) if w.quantization is not None else None
-        s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
+        published = spec.weight_format if spec.quantized_params_billion else None
+        if quant is None and published:
+            kept = "; ".join(spec.kept_16bit) or "embeddings, norms"
+            s["quantization"] = r.assume(
+                "quantization", published,
+                f"the published checkpoint's format (config.json quantization_config): "
+                f"{spec.quantized_params_billion:g} B parameters at {published}, 16-bit kept for: {kept}",
+                f"发布的权重格式（config.json 的 quantization_config）：{spec.quantized_params_billion:g} B 参数为 "
+                f"{published}，保持 16 位：{kept}")
+        else:
+            s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
+        kv = _enum(w.kv_cache_dtype) if w.kv_cache_dtype is not None else None
+        s["kv_cache_dtype"] = _pick(r, "kv_cache_dtype", kv, "auto", "KV cache in the model's 16-bit dtype",
+                                    "KV 缓存使用模型的 16 位精度")
+        if spec.mtp_params_billion:
+            r.assume("mtp", "not loaded", f"the checkpoint's multi-token-prediction module ({spec.mtp_params_billion:g} B "
+                     "parameters) is loaded only for speculative decoding (vLLM --speculative-config); not counted",
+                     f"检查点中的多 token 预测模块（{spec.mtp_params_billion:g} B 参数）仅在投机解码时加载，未计入")
         return
     method = _enum(_pick(r, "finetune_method", w.finetune_method, "full", "full fine-tuning", "全参数微调"))
     s["finetune_method"] = method
@@ -151,5 +179,13 @@ def fill_settings(w: Workload, r: Resolved) -> None:
     s["distributed"] = _enum(_pick(r, "distributed", w.distributed, dist_default, *why))
     s["pytorch_version"] = _pick(r, "pytorch_version", w.pytorch_version, DEFAULT_TORCH, "current PyTorch",
                                  "当前 PyTorch 版本")
+    if w.expert_parallel and w.expert_parallel > 1:
+        spec = r.transformer
+        if spec is not None and spec.experts:
+            s["expert_parallel"] = min(w.expert_parallel, spec.experts)
+        else:
+            r.warnings.append(note("expert_parallel_ignored", f"expert_parallel = {w.expert_parallel} is ignored: "
+                                   "the model has no routed experts", f"expert_parallel = {w.expert_parallel} 未使用："
+                                   "该模型没有路由专家", "expert_parallel", w.expert_parallel))
     s.setdefault("quantization", "none")
     s["training"] = r.training

@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_advisor.util.i18n import Note, note
+from gpu_advisor.errors import UnknownModelError, WorkloadError
+from gpu_advisor.util.i18n import note, Note
 from gpu_advisor.kb.confignames import parse as parse_config, resolve_method
+from gpu_advisor.kb.models import family_sizes, knowledge, norm, resolve_backbone, resolve_transformer, shape_borrowed_by, unknown, BackboneSpec, MethodSpec, TransformerSpec
 from gpu_advisor.memory.jobdefaults import fill_settings
-from gpu_advisor.kb.models import BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone, resolve_transformer, shape_borrowed_by, unknown
 from gpu_advisor.workload import Task, Workload
 
 TEXT_TASKS = {Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune}
@@ -94,8 +95,32 @@ def _resolve_text(w: Workload, r: Resolved) -> None:
                      "it is estimated with that profile",
                      f"{other} 与 {t.display} 的 config 结构相同（{t.same_shape_source}），按该配置估算")
         return
+    from gpu_advisor.memory.modelsource import from_hub, from_path, looks_like_hub_id, looks_like_path
+    if looks_like_path(name):
+        t = r.transformer = from_path(name)
+        r.assume("model", t.display, f"shapes read from {name} ({t.params_billion:g} B parameters counted from them)",
+                 f"结构读取自 {name}（据此计得 {t.params_billion:g} B 参数）")
+        return
+    if looks_like_hub_id(name) and family_sizes(name) is None:
+        try:
+            t = r.transformer = from_hub(name)
+        except WorkloadError as exc:
+            if w.params_billion is None:
+                base = unknown(name, "model", "transformers")
+                raise UnknownModelError(f"{base.en} {exc.en}", f"{base.zh}{exc.zh}", field="model",
+                                        suggestions=base.suggestions) from None
+        else:
+            r.assume("model", t.display, f"shapes read from the Hub's config.json ({t.params_billion:g} B parameters "
+                     "counted from them)", f"结构读取自 Hub 上的 config.json（据此计得 {t.params_billion:g} B 参数）")
+            return
     if w.params_billion is None:
         raise unknown(name, "model", "transformers")
+    if (fam := family_sizes(name)) is not None:
+        r.warnings.append(note("unknown_size", f"{name!r} is not a size the knowledge base has (it has "
+                               f"{', '.join(fam[1][:8])}): a generic Llama-like shape for params_billion = "
+                               f"{w.params_billion:g}, not a sibling's profile",
+                               f"知识库中没有 {name!r} 这个规模（已有 {'、'.join(fam[1][:8])}）：按 params_billion = "
+                               f"{w.params_billion:g} 取通用 Llama 类结构，不使用其他规模的配置", "model", name))
     r.transformer = _synthetic_transformer(w.params_billion, family)
     r.params_override = w.params_billion
     r.warnings.append(note("unknown_model", f"model {name!r} is not in the knowledge base: estimated from "
@@ -196,6 +221,14 @@ def _framework(w: Workload, r: Resolved) -> str | None:
     return "detectron2"
 
 
+def _config_source(name: str) -> bool:
+    """A config.json path, or a Hub id naming no CV method or backbone, given as the model to serve."""
+    from gpu_advisor.memory.modelsource import looks_like_hub_id, looks_like_path
+    if looks_like_path(name):
+        return True
+    return looks_like_hub_id(name) and resolve_method(name) is None and resolve_backbone(name) is None
+
+
 def resolve(w: Workload) -> Resolved:
     """Profile and settings for ``w``; raises UnknownModelError for unknown names without params_billion."""
     if w.task == Task.preprocessing:
@@ -205,7 +238,7 @@ def resolve(w: Workload) -> Resolved:
     vision_hint = w.backbone is not None or w.input_size is not None  # serving a vision model named by its parts
     text = w.task in TEXT_TASKS or (w.task == Task.inference and (
         (w.model is None and not vision_hint) or (w.model is not None and resolve_transformer(w.model))
-        or (w.seq_len is not None and w.input_size is None)))
+        or (w.seq_len is not None and w.input_size is None) or (w.model is not None and _config_source(w.model))))
     if text:
         r.kind = "transformer"
         _resolve_text(w, r)

@@ -42,6 +42,10 @@ class ProfileInfo(BaseModel):
     method: str | None = None
     backbone: str | None = None
     output_stride: int | None = None
+    # LLMs: parameters per token (MoE: active, for compute and time) and KV-cache bytes per token of one sequence
+    # (all layers, at the job's KV dtype; sliding-window layers stop growing past their window)
+    active_params_billion: float | None = None
+    kv_cache_bytes_per_token: float | None = None
     job: JobSettings
 
 

@@ -28,7 +28,7 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "optimizer": (str, "optimizer"),
     "gradient_checkpointing": (bool, "activation checkpointing on"),
     "finetune_method": (str, "full / lora / qlora"),
-    "quantization": (str, "none / int8 / int4 / nf4"),
+    "quantization": (str, "none / int8 / int4 / nf4 / fp8 / fp4"),
     "distributed": (str, "none / ddp / fsdp / zero1 / zero2 / zero3"),
     "batch": (int, "micro-batch per GPU"),
     "input_px": (int, "input pixels per image (0 for text models)"),
@@ -96,7 +96,7 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "ram_need_gib": (float, "host RAM needed per instance, GiB"),
     "price_known": (bool, "the catalog has a price for the chosen type in the region"),
     "price_per_hour": (float, "pay-as-you-go price per instance-hour (0 when unknown)"),
-    "planned_quantization": (str, "weight format in the chosen plan: none / int8 / int4 / nf4 (the job's when no plan)"),
+    "planned_quantization": (str, "weight format in the chosen plan: none / int8 / int4 / nf4 / fp8 / fp4 (the job's when no plan)"),
     "job_hours": (float, "estimated wall-clock hours (0 when unknown)"),
 }
 
