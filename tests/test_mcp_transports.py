@@ -233,6 +233,87 @@ def test_http_refuses_foreign_origin_and_host(http_server: HttpServer) -> None:
     assert post(http_server.url, Origin=f"http://localhost:{http_server.port}")[0] == 200
 
 
+def test_http_matches_host_and_origin_exactly(http_server: HttpServer) -> None:
+    port = http_server.port
+    for host in (f"127.0.0.1:{port}@evil.example", f"127.0.0.1:{port}.evil.example", f"localhost:{port}/x",
+                 "127.0.0.1:80x", "127.0.0.1.evil.example", f"[::1]:{port}evil"):
+        assert post(http_server.url, Host=host)[0] == 421, host
+    for origin in (f"http://127.0.0.1:{port}@evil.example", f"http://localhost:{port}.evil.example",
+                   "http://localhost.evil.example", f"http://127.0.0.1:{port}/path"):
+        assert post(http_server.url, Origin=origin)[0] == 403, origin
+    assert post(http_server.url, Host=f"localhost:{port}")[0] == 200
+    assert post(http_server.url, Origin=f"http://127.0.0.1:{port}")[0] == 200
+
+
+@pytest.mark.parametrize("body, code", [(b"{nope", -32700), (b"\xff\xfe", -32700), (b"[1, 2]", -32600),
+                                        (json.dumps([INIT]).encode(), -32600), (b"42", -32600),
+                                        (b'{"jsonrpc": "1.0", "id": 1, "method": "ping"}', -32600),
+                                        (b'{"jsonrpc": "2.0", "id": [1], "method": "ping"}', -32600),
+                                        (b'{"jsonrpc": "2.0", "id": 1}', -32600)])
+def test_http_malformed_json_rpc_gets_a_json_rpc_error(http_server: HttpServer, body: bytes, code: int) -> None:
+    status, text = post(http_server.url, body)
+    error = json.loads(text)["error"]
+    assert status == 400 and error["code"] == code and "pydantic" not in error["message"], text
+    if code == -32600 and body.startswith(b"[") and len(body) > 10:
+        assert "batch" in error["message"]
+
+
+def test_http_get_and_delete_are_refused_at_once(http_server: HttpServer) -> None:
+    for method in ("GET", "DELETE"):
+        request = urllib.request.Request(http_server.url, method=method, headers={"Accept": "text/event-stream"})
+        t0 = time.monotonic()
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            raise AssertionError(f"{method} answered 2xx")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 405 and exc.headers["Allow"] == "POST"
+        assert time.monotonic() - t0 < 2
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_http_3000_get_streams_leave_memory_as_it_was(http_server: HttpServer) -> None:
+    """3,000 clients opening GET /mcp (once an event stream that never ended): each is answered 405 and closed;
+    the server's RSS stays within 50 MB of where it started."""
+    import asyncio
+
+    async def one(port: int) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
+        writer.close()
+        return head.split(b"\r\n", 1)[0]
+
+    async def many(port: int) -> list[bytes]:
+        out: list[bytes] = []
+        for _ in range(30):  # 30 waves of 100 concurrent connections
+            out += await asyncio.gather(*(one(port) for _ in range(100)))
+        return out
+
+    before = _rss_mb(http_server.proc.pid)
+    lines = asyncio.run(many(http_server.port))
+    time.sleep(0.5)
+    after = _rss_mb(http_server.proc.pid)
+    assert len(lines) == 3000 and all(b" 405 " in line for line in lines), set(lines)
+    assert after - before < 50, (before, after)
+
+
+def test_http_idle_and_slow_header_connections_are_closed(http_server: HttpServer, monkeypatch) -> None:
+    """A connection that sends no complete request head within HEAD_TIMEOUT_S is closed by the server."""
+    from gpu_advisor.server.http import HEAD_TIMEOUT_S
+
+    with socket.create_connection(("127.0.0.1", http_server.port), timeout=HEAD_TIMEOUT_S + 10) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and then nothing
+        t0 = time.monotonic()
+        assert sock.recv(1024) == b""  # closed by the server
+        assert HEAD_TIMEOUT_S - 1 < time.monotonic() - t0 < HEAD_TIMEOUT_S + 5
+
+
 def test_http_refuses_large_bodies(http_server: HttpServer) -> None:
     from gpu_advisor.server.http import MAX_BODY_BYTES
 
