@@ -92,7 +92,7 @@ def short(text: str, limit: int = 180) -> str:
 
 def _option(option: Any) -> dict[str, Any]:
     return {"instance_type": option.instance_type, "gpu": option.gpu_display, "total_gpus": option.total_gpus,
-            "gpu_memory_gb": option.gpu_memory_gib, "price_per_hour": _num(option.price_per_hour, 4),
+            "gpu_memory_gb": option.gpu_memory_gib, "price_per_hour": _num(option.price_per_hour, 2),
             "currency": option.currency}
 
 
@@ -102,6 +102,11 @@ def _why(option: Any, lang: str) -> str | None:
         return None
     why = option.reason.get(lang)
     return None if f"{option.price_per_hour:.2f}" in why else short(why, 120)
+
+
+def _alternative(option: Any, lang: str) -> dict[str, Any]:
+    why = _why(option, lang)
+    return {**_option(option), "why": why} if why else _option(option)
 
 
 def _total(rec: Any) -> dict[str, Any] | None:
@@ -134,11 +139,20 @@ def _reasons(rec: Any, lang: str) -> list[dict[str, str]]:
     return out
 
 
+def _unsourced(text: str) -> str:
+    """An assumption without the source in its closing parentheses (the full answer keeps it)."""
+    for opening, closing in (("（", "）"), (" (", ")")):
+        start = text.find(opening, 20)
+        if start > 0 and text.rstrip("。. ").endswith(closing):
+            return text[:start].rstrip()
+    return text
+
+
 def _assumptions(rec: Any, lang: str) -> tuple[list[dict[str, Any]], int]:
     deciding = [a for a in rec.assumptions if a.field in DECIDING_FIELDS]
     deciding.sort(key=lambda a: DECIDING_FIELDS.index(a.field))
-    chosen = deciding[:MAX_ASSUMPTIONS]
-    return [short(a.text.get(lang), 120) for a in chosen], len(rec.assumptions) - len(chosen)
+    chosen = deciding[:MAX_ASSUMPTIONS - 1 if rec.scenarios else MAX_ASSUMPTIONS]  # the scenario rows show the rest
+    return [short(_unsourced(a.text.get(lang)), 120) for a in chosen], len(rec.assumptions) - len(chosen)
 
 
 def _would_change(rec: Any, lang: str) -> list[str]:
@@ -184,7 +198,7 @@ def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
         "would_change": _would_change(rec, lang),
         "assumptions": assumptions,
         "more_assumptions": more,
-        "alternatives": [{**_option(o), "why": _why(o, lang)} for o in rec.alternatives[:MAX_ALTERNATIVES]],
+        "alternatives": [_alternative(o, lang) for o in rec.alternatives[:MAX_ALTERNATIVES]],
         "knowledge_version": rec.knowledge.get("version"),
         "catalog_compiled_on": rec.knowledge.get("catalog_compiled_on"),
     }
@@ -249,7 +263,8 @@ def brief_text(rec: Any, lang: str | None = None, data: dict[str, Any] | None = 
     if b.get("scenarios"):
         lines += ["", f"**{_t('scenarios', lang)}**"]
         for row in b["scenarios"]:
-            it = f"`{row['instance_type']}` ({row['total_gpus']} GPU)" if row["instance_type"] else "-"
+            gpus = f" ({row['total_gpus']} GPU)" if row["total_gpus"] > 1 else ""
+            it = f"`{row['instance_type']}`{gpus}" if row["instance_type"] else "-"
             need = f", {row['needed_per_gpu_gib']:g} GiB/GPU" if row["needed_per_gpu_gib"] is not None else ""
             price = f", {row['price_per_hour']:.2f}/h" if row["price_per_hour"] is not None else ""
             lines.append(f"- {md_escape(row['label'])} → {it}{need}{price}")
@@ -268,7 +283,7 @@ def brief_text(rec: Any, lang: str | None = None, data: dict[str, Any] | None = 
         lines += ["", f"**{_t('alternatives', lang)}**"]
         for o in b["alternatives"]:
             price = f"{o['price_per_hour']:.2f} {o['currency']}/h" if o["price_per_hour"] is not None else _t("no_price", lang)
-            why = f"{_t('sep', lang)}{md_escape(o['why'])}" if o["why"] else ""
+            why = f"{_t('sep', lang)}{md_escape(o['why'])}" if o.get("why") else ""
             lines.append(f"- `{o['instance_type']}` — {o['total_gpus']} × {md_escape(o['gpu'])}, {price}{why}")
     lines += ["", _t("more", lang, on=b["catalog_compiled_on"])]
     return "\n".join(lines)

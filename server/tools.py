@@ -197,7 +197,7 @@ class RecommendAnswer(_Open):
     lang: str
     instance_type: str | None = Field(description="the recommended instance type (null: none fits, or CPU only)")
     instance: BriefInstance | None
-    cpu_instance: dict[str, Any] | None
+    cpu_instance: dict[str, Any] | None = None
     total_cost: TotalCost | None = Field(description="pay-as-you-go")
     tier: str | None
     reasons: list[Reason]
@@ -213,7 +213,7 @@ class RecommendAnswer(_Open):
     @model_serializer(mode="wrap")
     def _without_absent_parts(self, handler: Any) -> Any:
         data = handler(self)
-        for key in ("scenarios", "full"):
+        for key in ("scenarios", "full", "cpu_instance"):
             if data.get(key, 0) is None:
                 del data[key]
         return data
