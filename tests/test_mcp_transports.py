@@ -384,3 +384,49 @@ def test_serve_command_is_installed() -> None:
     """The tests above prefer the console script; say so when they fell back to `python -m`."""
     if not (Path(sys.executable).parent / "gpu-advisor").exists() and not shutil.which("gpu-advisor"):
         pytest.skip("no gpu-advisor console script next to this Python: tests ran `python -m gpu_advisor.cli serve`")
+
+
+def test_http_a_raising_tool_runs_once_and_its_error_hides_the_exception(monkeypatch) -> None:
+    """Over HTTP a tool that raises is called once (the former fast path ran it a second time on the SDK's route)
+    and the client sees the SDK's "Error executing tool", not the exception's text."""
+    import asyncio
+
+    from gpu_advisor.server import tools as T
+    from gpu_advisor.server.http import build_http_app
+
+    calls: list[int] = []
+
+    def boom(q, lang):
+        calls.append(1)
+        raise RuntimeError("secret internal detail")
+
+    monkeypatch.setitem(T.SPECS, "explain_rule", T.SPECS["explain_rule"].__class__(
+        **{**T.SPECS["explain_rule"].__dict__, "handler": boom}))
+    app = build_http_app("127.0.0.1", 8000)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "explain_rule", "arguments": {"rule_id": "TIER-ENTRY"}}}).encode()
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": b"", "server": ("127.0.0.1", 8000),
+             "client": ("127.0.0.1", 5000),
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+                         (b"accept", b"application/json, text/event-stream"), (b"content-length", str(len(body)).encode())]}
+    out: list[dict] = []
+
+    async def run() -> None:
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive():
+            if messages:
+                return messages.pop(0)
+            await asyncio.sleep(3600)
+
+        async def send(message):
+            out.append(message)
+
+        async with app.router.lifespan_context(app.app):
+            await app(scope, receive, send)
+
+    asyncio.run(run())
+    reply = json.loads(b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body"))
+    assert calls == [1]
+    assert reply["result"]["isError"] is True and "secret" not in json.dumps(reply)
