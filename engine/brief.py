@@ -40,6 +40,7 @@ _L = {
     "per_month": {"en": "per month (24x7)", "zh": "每月（24×7）"},
     "for_job": {"en": "for the job, {h} h", "zh": "整个作业，{h} 小时"},
     "mitigations": {"en": "Needs", "zh": "需要"},
+    "misses": {"en": "Does not meet", "zh": "未满足"},
     "why": {"en": "Why", "zh": "原因"},
     "change": {"en": "What would change the answer", "zh": "什么会改变结论"},
     "assumed": {"en": "Assumed (not given)", "zh": "假设（未给出）"},
@@ -104,6 +105,14 @@ def _why(option: Any, lang: str) -> str | None:
     return None if f"{option.price_per_hour:.2f}" in why else short(why, 120)
 
 
+def _misses(rec: Any, lang: str) -> list[str]:
+    """The constraints the user stated (budget, deadline) that the recommended option does not meet."""
+    if rec.cost is None or rec.instance is None:
+        return []
+    option = next((o for o in rec.cost.options if o.instance_type == rec.instance.instance_type), None)
+    return [v.get(lang) for v in option.violations] if option is not None else []
+
+
 def _alternative(option: Any, lang: str) -> dict[str, Any]:
     why = _why(option, lang)
     return {**_option(option), "why": why} if why else _option(option)
@@ -133,7 +142,7 @@ def _reasons(rec: Any, lang: str) -> list[dict[str, str]]:
             if item.rule_id in seen:
                 continue
             seen.add(item.rule_id)
-            out.append({"rule_id": item.rule_id, "text": short(item.text.get(lang))})
+            out.append({"rule_id": item.rule_id, "text": short(item.text.get(lang), 110 if lang == "zh" else 180)})
             if len(out) >= MAX_REASONS:
                 return out
     return out
@@ -166,7 +175,8 @@ def _would_change(rec: Any, lang: str) -> list[str]:
             out.append(short(reason.split(";", 1)[1].strip()))
     assumed = {a.field: a for a in rec.assumptions}
     interruptible = assumed.get("interruptible")
-    if interruptible is not None and interruptible.value is False and rec.instance is not None:
+    training = rec.cost is None or rec.cost.basis == "job"
+    if interruptible is not None and interruptible.value is False and rec.instance is not None and training:
         out.append(_t("spot", lang))
     fields = [f for f in ("num_gpus", "batch_size_per_gpu", "seq_len", "input_size", "region", "num_samples")
               if f in assumed]
@@ -193,6 +203,7 @@ def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
         "cpu_instance": ({k: rec.cpu_instance.get(k) for k in ("instance_type", "instances", "vcpu", "memory_gib")}
                          if rec.cpu_instance and inst is None else None),
         "total_cost": _total(rec),
+        "misses": _misses(rec, lang),
         "tier": rec.tier,
         "reasons": _reasons(rec, lang),
         "would_change": _would_change(rec, lang),
@@ -202,6 +213,9 @@ def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
         "knowledge_version": rec.knowledge.get("version"),
         "catalog_compiled_on": rec.knowledge.get("catalog_compiled_on"),
     }
+    for key in ("cpu_instance", "misses"):  # only when there is one
+        if not out[key]:
+            del out[key]
     if rec.scenarios:
         out["scenarios"] = [{"label": row.label.get(lang), "instance_type": row.instance_type,
                              "total_gpus": row.total_gpus, "needed_per_gpu_gib": _num(row.mem_planned_gib, 1),
@@ -251,9 +265,11 @@ def brief_text(rec: Any, lang: str | None = None, data: dict[str, Any] | None = 
                 _t("for_job", lang, h=_range(total["hours_low"], total["hours_high"], _hours))
             price += f"{_t('sep', lang)}{_t('total', lang)} {span} {total['currency']} {when}"
         lines.append(f"- {_t('price', lang)}{colon}{price}")
+        if b.get("misses"):
+            lines.append(f"- **{_t('misses', lang)}**{colon}" + _t("sep", lang).join(md_escape(m) for m in b["misses"]))
         if inst["mitigations"]:
             lines.append(f"- {_t('mitigations', lang)}{colon}" + " → ".join(md_escape(m) for m in inst["mitigations"]))
-    elif b["cpu_instance"]:
+    elif b.get("cpu_instance"):
         cpu = b["cpu_instance"]
         count = f" × {cpu['instances']}" if (cpu.get("instances") or 1) > 1 else ""
         lines.append(f"**{_t('cpu_plan', lang)}{colon}`{cpu['instance_type']}`**{count} — {cpu['vcpu']} vCPU, "

@@ -199,6 +199,7 @@ class RecommendAnswer(_Open):
     instance: BriefInstance | None
     cpu_instance: dict[str, Any] | None = None
     total_cost: TotalCost | None = Field(description="pay-as-you-go")
+    misses: list[str] = Field(default_factory=list, description="stated budget / deadline it does not meet")
     tier: str | None
     reasons: list[Reason]
     would_change: list[str]
@@ -213,8 +214,8 @@ class RecommendAnswer(_Open):
     @model_serializer(mode="wrap")
     def _without_absent_parts(self, handler: Any) -> Any:
         data = handler(self)
-        for key in ("scenarios", "full", "cpu_instance"):
-            if data.get(key, 0) is None:
+        for key in ("scenarios", "full", "cpu_instance", "misses"):
+            if key in data and not data[key]:
                 del data[key]
         return data
 
