@@ -161,7 +161,7 @@ def _assumptions(rec: Any, lang: str) -> tuple[list[dict[str, Any]], int]:
     deciding = [a for a in rec.assumptions if a.field in DECIDING_FIELDS]
     deciding.sort(key=lambda a: DECIDING_FIELDS.index(a.field))
     chosen = deciding[:MAX_ASSUMPTIONS - 1 if rec.scenarios else MAX_ASSUMPTIONS]  # the scenario rows show the rest
-    return [short(_unsourced(a.text.get(lang)), 120) for a in chosen], len(rec.assumptions) - len(chosen)
+    return [short(_unsourced(a.text.get(lang)), 80 if lang == "zh" else 120) for a in chosen], len(rec.assumptions) - len(chosen)
 
 
 def _would_change(rec: Any, lang: str) -> list[str]:

@@ -4,7 +4,8 @@
   instead of the SDK's tool result "Unknown tool: x";
 - ``prompts/get``: the prompt's arguments validated (``lang`` zh / en, ``job`` text within JOB_MAX_CHARS, no unknown
   argument), each error naming the field, instead of the SDK's "Internal server error" and a logged traceback;
-  an unknown prompt lists the prompts.
+  an unknown prompt lists the prompts;
+- ``resources/read`` of a URI longer than URI_MAX_CHARS: refused without echoing it.
 """
 
 from collections.abc import Awaitable, Callable
@@ -14,6 +15,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
 
 JOB_MAX_CHARS = 4000
+URI_MAX_CHARS = 512
 PROMPT_ARGUMENTS = ("lang", "job")
 
 
@@ -65,6 +67,11 @@ def check_requests(server: Any) -> Callable[[Any, Callable[[Any], Awaitable[Any]
                 known_tools.update(names)
                 if name not in known_tools:
                     raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool {_shown(name)}; tools: {', '.join(names)}")
+        elif ctx.method == "resources/read":
+            uri = params.get("uri")
+            if isinstance(uri, str) and len(uri) > URI_MAX_CHARS:
+                raise MCPError(code=INVALID_PARAMS, message=f"uri: longer than {URI_MAX_CHARS} characters "
+                               f"({len(uri)}); list the resources with resources/list")
         elif ctx.method == "prompts/get":
             name = params.get("name")
             names = sorted(known_prompts) if name in known_prompts else await prompt_names()

@@ -20,11 +20,9 @@ LangField = Field(None, description="Answer language: zh or en. Default: the que
 SECTIONS = ("memory", "cost", "plan", "assumptions", "rules", "trace", "scenarios", "workload")
 Detail = Literal["brief", "full"]
 Section = Literal["memory", "cost", "plan", "assumptions", "rules", "trace", "scenarios", "workload"]
-DETAIL_DESCRIPTION = ("brief (default): the decision, its reasons, what would change it, key assumptions, two "
-                      "alternatives. full: the whole recommendation (large).")
-SECTIONS_DESCRIPTION = ("Parts of the full answer to add to the brief one: memory (per-GPU breakdown), cost (time and "
-                        "cost per option), plan (all options, rejected GPUs, host needs), assumptions (all defaults and "
-                        "warnings), rules (every advice line), trace (rules fired), scenarios, workload.")
+DETAIL_DESCRIPTION = "brief (default): the decision and its reasons. full: the whole answer (large)."
+SECTIONS_DESCRIPTION = ("Parts of the full answer to add to the brief one: memory (per-GPU breakdown), cost (per "
+                        "option), plan (all options), assumptions (all), rules (all advice), trace, scenarios, workload.")
 
 
 class AnswerOptions(BaseModel):
@@ -85,8 +83,6 @@ RecommendInput = _with_fields(
 # estimate_memory takes every Workload field too; its schema names the common ones and points at recommend_gpu_config
 # for the rest, so that tools/list carries the Workload's schema once.
 _SAME = "As in recommend_gpu_config."
-MEMORY_FIELDS = ("task", "model", "params_billion", "input_size", "seq_len", "batch_size_per_gpu", "num_gpus",
-                 "precision", "finetune_method")
 
 
 class MemoryInput(BaseModel):
@@ -99,8 +95,6 @@ class MemoryInput(BaseModel):
     seq_len: int | None = Field(None, description=_SAME)
     batch_size_per_gpu: int | None = Field(None, description=_SAME)
     num_gpus: int | None = Field(None, description=_SAME)
-    precision: str | None = Field(None, description=_SAME)
-    finetune_method: str | None = Field(None, description=_SAME)
     lang: Lang | None = LangField
 
 
@@ -357,8 +351,8 @@ class CatalogQuery(BaseModel):
     gpu_count: Annotated[int, Field(ge=1, le=64)] | None = Field(None, description="Exact number of GPUs per instance, e.g. 1, 4, 8.")
     rdma: bool | None = Field(None, description="true: only instance types with RDMA (eRDMA or InfiniBand-class); false: only without.")
     region: Annotated[str, Field(max_length=32, pattern=REGION_PATTERN.pattern)] | None = Field(
-        None, description="Only types priced in this region: 'mainland', 'international' or e.g. 'cn-hangzhou'. "
-        "Prices are shown only when a region is given.")
+        None, description="Only types priced in this region ('mainland', 'international', 'cn-hangzhou', ...); "
+        "prices are shown only with a region.")
     max_price_per_hour: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(
         None, description="Highest pay-as-you-go price per instance-hour, CNY (implies region cn-hangzhou when no region is given).")
     limit: Annotated[int, Field(ge=1, le=200)] = Field(50, description="Most rows to return (cheapest first when priced).")

@@ -263,6 +263,22 @@ async def test_unknown_rule_resource_is_a_protocol_error(server) -> None:
     assert isinstance(error, MCPError) and "no rule 'NOPE-1'" in str(error)
 
 
+@pytest.mark.parametrize("uri", ["gpu-advisor://rules/" + "X" * 200_000, "gpu-advisor://nothing/" + "y" * 300,
+                                 "gpu-advisor://rules/" + "Z" * 400])
+async def test_long_resource_uris_are_not_echoed(server, uri: str) -> None:
+    from mcp import MCPError
+
+    async def go(client):
+        try:
+            await client.read_resource(uri)
+        except MCPError as exc:
+            return exc
+        return None
+
+    error = await _session(server, go)
+    assert isinstance(error, MCPError) and len(error.message) < 600, len(error.message)
+
+
 @pytest.mark.parametrize("lang, needle", [("zh", "recommend_gpu_config"), ("en", "recommend_gpu_config")])
 async def test_prompts(server, lang: str, needle: str) -> None:
     async def go(client):
