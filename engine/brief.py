@@ -40,7 +40,7 @@ _L = {
     "per_month": {"en": "per month (24x7)", "zh": "每月（24×7）"},
     "for_job": {"en": "for the job, {h} h", "zh": "整个作业，{h} 小时"},
     "mitigations": {"en": "Needs", "zh": "需要"},
-    "misses": {"en": "Does not meet", "zh": "未满足"},
+    "misses": {"en": "Constraints not met or not checkable", "zh": "未满足或无法核对的约束"},
     "why": {"en": "Why", "zh": "原因"},
     "change": {"en": "What would change the answer", "zh": "什么会改变结论"},
     "assumed": {"en": "Assumed (not given)", "zh": "假设（未给出）"},
@@ -132,19 +132,27 @@ def _total(rec: Any) -> dict[str, Any] | None:
             "hours_high": _num(hours.high, 1) if hours else None}
 
 
+def _first(item: Any) -> bool:
+    """Items about what the user asked for (a GPU preference) or that no plan exists: never left out."""
+    return "-PREF" in item.rule_id or item.rule_id == "FIT-NONE"
+
+
 def _reasons(rec: Any, lang: str) -> list[dict[str, str]]:
+    order = {section: i for i, section in enumerate(DECIDING_SECTIONS + FILLING_SECTIONS)}
+    items = sorted((item for item in rec.sections if item.section in order),
+                   key=lambda item: (not _first(item), order[item.section]))  # stable: the rules' order within
+    limit = 110 if lang == "zh" else 180
+    if rec.instance is None and not rec.cpu_instance:
+        limit *= 3  # no plan: the reason is the answer, with what to change
     out: list[dict[str, str]] = []
     seen: set[str] = set()
-    for section in DECIDING_SECTIONS + FILLING_SECTIONS:
-        if section in FILLING_SECTIONS and len(out) >= MIN_REASONS:
+    for item in items:
+        if item.rule_id in seen or (item.section in FILLING_SECTIONS and len(out) >= MIN_REASONS):
+            continue
+        seen.add(item.rule_id)
+        out.append({"rule_id": item.rule_id, "text": short(item.text.get(lang), limit)})
+        if len(out) >= MAX_REASONS:
             break
-        for item in rec.items(section):
-            if item.rule_id in seen:
-                continue
-            seen.add(item.rule_id)
-            out.append({"rule_id": item.rule_id, "text": short(item.text.get(lang), 110 if lang == "zh" else 180)})
-            if len(out) >= MAX_REASONS:
-                return out
     return out
 
 
