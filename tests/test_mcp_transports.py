@@ -299,6 +299,7 @@ def test_http_3000_get_streams_leave_memory_as_it_was(http_server: HttpServer) -
     lines = asyncio.run(many(http_server.port))
     time.sleep(0.5)
     after = _rss_mb(http_server.proc.pid)
+    print(f"3,000 GET /mcp: server RSS {before:.1f} -> {after:.1f} MB")
     assert len(lines) == 3000 and all(b" 405 " in line for line in lines), set(lines)
     assert after - before < 50, (before, after)
 
