@@ -209,7 +209,25 @@ def own_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def in_process_cpu_ms(rounds: int) -> float:
+    """CPU ms per call of the same mix in this process: the tool as the server runs it (server/warmup.run_tool) and
+    the JSON encode of its result, no HTTP, no SDK; what the server's CPU per request is compared with."""
+    import pydantic_core
+
+    from gpu_advisor.server.warmup import run_tool
+
+    for name, args in MIX:  # loaded once before timing, as the server's warm-up does
+        run_tool(name, args)
+    t0 = time.process_time()
+    for _ in range(rounds):
+        for name, args in MIX:
+            pydantic_core.to_json(run_tool(name, args).model_dump(by_alias=True, mode="json", exclude_none=True))
+    return 1e3 * (time.process_time() - t0) / (rounds * len(MIX))
+
+
 def run(clients: int, seconds: float, max_requests: int, workers: int = 1) -> dict[str, Any]:
+    rounds = max(5, min(60, int(seconds * 2)))
+    before_ms = in_process_cpu_ms(rounds)
     port = free_port()
     proc = start_server(port, workers)
     try:
@@ -224,6 +242,7 @@ def run(clients: int, seconds: float, max_requests: int, workers: int = 1) -> di
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+    inproc_ms = (before_ms + in_process_cpu_ms(rounds)) / 2  # before and after the load: the same machine speed
     lat = sorted(stats["latency_ms"]) or [0.0]
     rss = [x for x in stats["rss_mb"] if x == x] or [float("nan")]
     pss = [x for x in stats["pss_mb"] if x == x] or [float("nan")]
@@ -240,6 +259,8 @@ def run(clients: int, seconds: float, max_requests: int, workers: int = 1) -> di
             "server_pss_max_mb": round(max(pss), 1), "server_pss_end_mb": round(after_pss, 1),
             "server_cpu_s": round(stats["server_cpu_s"], 2), "client_cpu_s": round(stats["client_cpu_s"], 2),
             "server_cpu_ms_per_request": round(1e3 * stats["server_cpu_s"] / max(1, stats["requests"]), 2),
+            "in_process_cpu_ms_per_call": round(inproc_ms, 2),
+            "ratio_server_to_in_process_cpu": round(1e3 * stats["server_cpu_s"] / max(1, stats["requests"]) / inproc_ms, 2),
             "client_cpu_share": round(stats["client_cpu_s"] / used, 3) if used else None,
             "cpu_busy": round(used / (stats["elapsed_s"] * (os.cpu_count() or 1)), 3)}
 
@@ -253,6 +274,8 @@ def table(r: dict[str, Any]) -> str:
         f"CPU: server {r['server_cpu_s']} s ({r['server_cpu_ms_per_request']} ms per request), load generator "
         f"{r['client_cpu_s']} s = {100 * (r['client_cpu_share'] or 0):.1f}% of the CPU used; all CPUs "
         f"{100 * r['cpu_busy']:.0f}% busy with these two",
+        f"server CPU per request / in-process CPU for the same call mix ({r['in_process_cpu_ms_per_call']} ms): "
+        f"{r['ratio_server_to_in_process_cpu']}x (target <= 1.3x)",
         f"server RSS (main process): idle {r['server_rss_idle_mb']} MB, at 1/3 of the run {r['server_rss_third_mb']} MB, "
         f"max {r['server_rss_max_mb']} MB, end {r['server_rss_end_mb']} MB",
         f"server PSS ({r['server_processes']} processes): idle {r['server_pss_idle_mb']} MB, at 1/3 "

@@ -14,17 +14,18 @@ INSTRUCTIONS = """gpu-advisor recommends Alibaba Cloud GPU instance types for tr
 from a knowledge base of sourced rules and a dated catalog. Every answer states its assumptions and the rule ids
 behind each line.
 - recommend_gpu_config: the main tool; fill the Workload fields the user gave (task is required), set lang to the
-  user's language (zh or en). Unknown fields get stated defaults.
+  user's language (zh or en). Unknown fields get stated defaults. The answer is brief (the decision, reasons with
+  rule ids, what would change it); detail="full" or sections=[...] return more.
 - estimate_memory: GPU memory per card alone. ask: a free-text question when you cannot fill the fields.
 - list_instance_types: browse the catalog. explain_rule: the text and sources of a rule id seen in an answer.
 Errors name the field to fix. Prices are a dated snapshot: tell the user to confirm them in the console."""
 
 
-def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:8000", inline_tools: bool = False) -> Any:
-    """The MCPServer with tools, resources and prompts. ``token`` turns on bearer auth (HTTP only);
-    ``inline_tools`` runs the tools on the event loop instead of a worker thread (the HTTP server does)."""
+def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:8000") -> Any:
+    """The MCPServer with tools, resources and prompts. ``token`` turns on bearer auth (HTTP only)."""
     from mcp.server.mcpserver import MCPServer
 
+    from gpu_advisor.server.protocol import check_requests
     from gpu_advisor.server.resources import add_prompts, add_resources
     from gpu_advisor.server.registry import all_tools
 
@@ -37,10 +38,11 @@ def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:
         auth = {"auth": AuthSettings(issuer_url=base_url, resource_server_url=None),
                 "token_verifier": StaticTokenVerifier(token)}
     server = MCPServer("gpu-advisor", title="gpu-advisor: Alibaba Cloud GPU server advisor",
-                       instructions=INSTRUCTIONS, version=__version__, tools=all_tools(inline=inline_tools),
+                       instructions=INSTRUCTIONS, version=__version__, tools=all_tools(),
                        log_level="WARNING", **auth)
     add_resources(server)
     add_prompts(server)
+    server.middleware.append(check_requests(server))
     return server
 
 

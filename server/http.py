@@ -1,15 +1,22 @@
 """Streamable HTTP transport: stateless, JSON responses, loopback by default.
 
-Security, all through the SDK's own hooks:
-- Host / Origin validation against DNS rebinding (TransportSecuritySettings): loopback names always, plus
-  GPU_ADVISOR_ALLOWED_HOSTS / GPU_ADVISOR_ALLOWED_ORIGINS (comma-separated) for a reverse proxy.
+Security:
+- Host / Origin validation against DNS rebinding, matched exactly (``Guard``: a name and a numeric port, nothing
+  after it, so ``Host: 127.0.0.1:8000@evil.example`` is refused): loopback names always, plus
+  GPU_ADVISOR_ALLOWED_HOSTS / GPU_ADVISOR_ALLOWED_ORIGINS (comma-separated; ``name:*`` allows any port) for a reverse
+  proxy. The SDK's own check (TransportSecuritySettings) runs after it.
 - Bearer token: when GPU_ADVISOR_TOKEN is set, every request needs ``Authorization: Bearer <token>`` (401
   otherwise). Binding a non-loopback address without a token is refused.
-- Request bodies over MAX_BODY_BYTES are refused (413).
+- Request bodies over MAX_BODY_BYTES are refused (413); a body not received within BODY_TIMEOUT_S is 408.
+- Only POST: the server is stateless with JSON responses, so GET (an event stream that would stay open) and DELETE
+  (a session to end) are 405 at once. Connections: a request head must arrive within HEAD_TIMEOUT_S of the
+  connection or of the previous response (slow or idle clients are closed), and at most MAX_CONNECTIONS are served
+  at a time (503 beyond).
+- Malformed JSON-RPC gets a JSON-RPC error: not JSON -32700, a batch array or a non-request -32600 (HTTP 400).
 
 Speed (bench/http_load.py; figures in docs/mcp.md):
-- The tools run on the event loop (``inline_tools``): they are CPU-bound, so worker threads only add a hop and
-  GIL contention.
+- The tools run on worker threads with a time limit (server/registry.py make_tool): a slow call does not hold up
+  the others.
 - Before the port opens, ``warm_up()`` (server/warmup.py) calls every tool once, so the knowledge base, the
   templates and the model tables are loaded once, not by dozens of concurrent first requests at the same time.
 - ``workers`` > 1 (``--workers`` / GPU_ADVISOR_HTTP_WORKERS) forks that many worker processes after the warm-up;
@@ -18,7 +25,9 @@ Speed (bench/http_load.py; figures in docs/mcp.md):
 
 import gc
 import hmac
+import json
 import os
+import re
 import signal
 import sys
 import time
@@ -32,6 +41,10 @@ from gpu_advisor.server.warmup import warm_up
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MAX_BODY_BYTES = 256 * 1024
+BODY_TIMEOUT_S = 10.0
+HEAD_TIMEOUT_S = 10.0
+MAX_CONNECTIONS = 256
+PATH = "/mcp"
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
@@ -61,39 +74,218 @@ def security_settings(host: str, port: int) -> TransportSecuritySettings:
                                      allowed_origins=origins + _env_list("GPU_ADVISOR_ALLOWED_ORIGINS"))
 
 
-def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None = None, *,
-                   fast_path: bool = True) -> Starlette:
-    """The ASGI app serving /mcp (the app's lifespan runs the SDK's session manager). ``fast_path`` answers plain
-    tools/call requests without the SDK's per-request transport (server/fastpath.py; same bytes)."""
+_HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?")
+_ORIGIN = re.compile(r"(https?)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?")
+
+
+_HOST_PATTERN = re.compile(r"(\[[^\]]+\]|[^:\[\]]+)(?::(\*|[0-9]+))?")
+_ORIGIN_PATTERN = re.compile(r"(https?://(?:\[[^\]]+\]|[^:/\[\]]+))(?::(\*|[0-9]+))?")
+
+
+def _allows(patterns: list[str], value: str, port: str | None, pattern_re: re.Pattern[str]) -> bool:
+    """``value`` (a host, or scheme://host) with ``port`` (digits or None) against patterns ``X``, ``X:N``, ``X:*``:
+    equal names (case-insensitive) and an equal port, or any port for ``*``."""
+    for pattern in patterns:
+        match = pattern_re.fullmatch(pattern.strip())
+        if match is None or match.group(1).lower() != value.lower():
+            continue
+        want = match.group(2)
+        if want == "*" or want == port:
+            return True
+    return False
+
+
+class Guard:
+    """ASGI middleware in front of the SDK's app: exact Host / Origin, POST only on /mcp, a bounded body read with
+    a time limit, and JSON-RPC errors for frames the SDK would answer with no reply or a pydantic dump."""
+
+    def __init__(self, app: Any, hosts: list[str], origins: list[str], token: str | None = None) -> None:
+        self.app = app
+        self.hosts = hosts
+        self.origins = origins
+        self.token = token
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k: v for k, v in scope["headers"]}
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not self.host_ok(host):
+            await _plain(send, 421, "Invalid Host header")
+            return
+        origin = headers.get(b"origin")
+        if origin is not None and not self.origin_ok(origin.decode("latin-1")):
+            await _plain(send, 403, "Invalid Origin header")
+            return
+        if scope["path"].rstrip("/") != PATH:
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            await _rpc_error(send, 405, -32600, "Method not allowed: this server answers POST only (stateless, "
+                             "JSON responses: no event stream, no session)", extra=[(b"allow", b"POST")])
+            return
+        body = await self._body(receive, send)
+        if body is None:
+            return
+        if self.token is None or hmac.compare_digest(headers.get(b"authorization", b""),
+                                                     f"Bearer {self.token}".encode()):
+            problem = jsonrpc_problem(body)
+            if problem is not None:
+                await _rpc_error(send, 400, *problem)
+                return
+        sent = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _body(self, receive: Any, send: Any) -> bytes | None:
+        """The whole body, within MAX_BODY_BYTES (413) and BODY_TIMEOUT_S (408); None when answered or gone."""
+        import anyio
+
+        chunks: list[bytes] = []
+        size = 0
+        with anyio.move_on_after(BODY_TIMEOUT_S) as scope:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return None
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    await _plain(send, 413, f"Request body over {MAX_BODY_BYTES} bytes")
+                    return None
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return b"".join(chunks)
+        if scope.cancelled_caught:
+            await _plain(send, 408, f"Request body not received within {BODY_TIMEOUT_S:g} s")
+        return None
+
+    def host_ok(self, host: str) -> bool:
+        match = _HOST.fullmatch(host)
+        return match is not None and _allows(self.hosts, match.group(1), match.group(2), _HOST_PATTERN)
+
+    def origin_ok(self, origin: str) -> bool:
+        match = _ORIGIN.fullmatch(origin)
+        return match is not None and _allows(self.origins, f"{match.group(1)}://{match.group(2)}", match.group(3),
+                                             _ORIGIN_PATTERN)
+
+
+def jsonrpc_problem(body: bytes) -> tuple[int, str] | None:
+    """(JSON-RPC error code, message) for a body that is not one JSON-RPC request or notification; None if it is."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return -32700, "Parse error: the body is not JSON"
+    if isinstance(message, list):
+        return -32600, "Invalid Request: batch arrays are not supported; send one JSON-RPC message per POST"
+    if not isinstance(message, dict):
+        return -32600, "Invalid Request: a JSON-RPC message is an object"
+    if message.get("jsonrpc") != "2.0":
+        return -32600, 'Invalid Request: "jsonrpc" must be "2.0"'
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return -32600, 'Invalid Request: "method" must be a string'
+        if "id" in message and (isinstance(message["id"], bool) or not isinstance(message["id"], (str, int))):
+            return -32600, 'Invalid Request: "id" must be a string or an integer'
+        if "params" in message and not isinstance(message["params"], dict):
+            return -32600, 'Invalid Request: "params" must be an object'
+        return None
+    if "id" in message and ("result" in message or "error" in message):
+        return None  # a response to a server request: the SDK's to judge
+    return -32600, 'Invalid Request: no "method"'
+
+
+async def _plain(send: Any, status: int, text: str) -> None:
+    body = text.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _rpc_error(send: Any, status: int, code: int, message: str,
+                     extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *(extra or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None = None) -> Any:
+    """The ASGI app serving /mcp: the SDK's Starlette app (its lifespan runs the session manager) behind ``Guard``.
+    ``.app`` is the SDK's app, ``.state`` its state."""
     from gpu_advisor.server.app import build_server
 
     netloc = f"[{host}]" if ":" in host else host
-    server = build_server(token=token, base_url=f"http://{netloc}:{port}", inline_tools=True)
+    server = build_server(token=token, base_url=f"http://{netloc}:{port}")
     security = security_settings(host, port)
     app = server.streamable_http_app(stateless_http=True, json_response=True, max_request_body_size=MAX_BODY_BYTES,
                                      transport_security=security, host=host)
-    wanted = fast_path and os.environ.get("GPU_ADVISOR_HTTP_FASTPATH", "1") != "0"
-    app.state.fast_path = wanted and _install_fast_path(server, security)  # GPU_ADVISOR_HTTP_FASTPATH=0: off
-    return app
+    return GuardedApp(app, security.allowed_hosts, security.allowed_origins, token)
 
 
-def _install_fast_path(server: Any, security: TransportSecuritySettings) -> bool:
-    """Put ToolCallFastPath in front of the SDK's handler. It reads SDK internals (mcp 2.3): when they are not
-    where it expects them (another SDK release), the server runs without it, on the SDK's route, and says so."""
-    try:
-        from mcp.server.transport_security import RequestBodyLimitMiddleware
+class GuardedApp(Guard):
+    """Guard around the SDK's Starlette app, exposing its router (lifespan) and state."""
 
-        from gpu_advisor.server.fastpath import ToolCallFastPath
+    @property
+    def router(self) -> Any:
+        return self.app.router
 
-        manager = server.session_manager  # its asgi_app is RequestBodyLimitMiddleware(<the SDK's handler>)
-        sdk_handler = manager.asgi_app.app
-        fast = ToolCallFastPath(sdk_handler, server, security)
-    except (ImportError, AttributeError, TypeError) as exc:
-        sys.stderr.write(f"gpu-advisor serve: tools/call fast path off ({type(exc).__name__}: {exc}); "
-                         "every request takes the SDK's route\n")
-        return False
-    manager.asgi_app = RequestBodyLimitMiddleware(fast, MAX_BODY_BYTES)
-    return True
+    @property
+    def state(self) -> Any:
+        return self.app.state
+
+
+def protocol_class() -> Any:
+    """uvicorn's h11 protocol with a time limit on reading a request head (HEAD_TIMEOUT_S from the connection or
+    from the previous response): a client that trickles its headers, or holds an idle connection, is closed."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadTimeoutH11(H11Protocol):
+        _head_timer: Any = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_timeout)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_timeout(self) -> None:
+            self._head_timer = None
+            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def handle_events(self) -> None:
+            cycle = self.cycle
+            super().handle_events()
+            if self.cycle is not cycle:  # a request head arrived
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return HeadTimeoutH11
 
 
 MAX_WORKERS = 64
@@ -184,7 +376,8 @@ def run_http(host: str, port: int, workers: int | None = None) -> int:
     plural = f", {count} worker processes" if count > 1 else ""
     sys.stderr.write(f"gpu-advisor MCP server: http://{host}:{port}/mcp (streamable HTTP, stateless, {auth}{plural})\n")
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, access_log=False,
-                            timeout_graceful_shutdown=5)
+                            timeout_graceful_shutdown=5, http=protocol_class(), limit_concurrency=MAX_CONNECTIONS,
+                            timeout_keep_alive=5)
     try:
         if count == 1:
             uvicorn.Server(config).run()

@@ -13,6 +13,8 @@ starts without importing the engine, and the first call of a tool imports the co
 """
 
 import json
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources as importlib_resources
@@ -24,7 +26,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpu_advisor.server import warmup
-from gpu_advisor.server.errors import describe_advisor_error, describe_validation, pick_lang
+from gpu_advisor.server.errors import LANGS, describe_advisor_error, describe_validation, pick_lang
 
 PUBLISHED = "tools.json"
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -144,12 +146,83 @@ def nullable_as_type_list(node: Any) -> Any:
     return merged
 
 
+def compact(node: Any, in_properties: bool = False) -> Any:
+    """A schema without what only costs a model tokens: ``title`` keywords (the property name says it) and
+    ``"default": null``. Property *names* are kept whatever they are (a property may be called "title")."""
+    if isinstance(node, list):
+        return [compact(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if in_properties:
+        return {name: compact(sub) for name, sub in node.items()}
+    return {k: compact(v, in_properties=k == "properties") for k, v in node.items()
+            if k != "title" and not (k == "default" and v is None)}
+
+
 def output_schema(output_model: type[BaseModel]) -> dict[str, Any]:
     """The published output schema: the model's as the SDK derives it, with references inlined, bilingual texts
-    as strings and nullable fields as type lists (see nullable_as_type_list)."""
+    as strings and nullable fields as type lists (see nullable_as_type_list), without titles."""
     generated = FuncMetadata(arg_model=PassThroughArgs, output_model=output_model).output_schema
     assert generated is not None
-    return nullable_as_type_list(inline_refs(generated, replace={"Text": ONE_LANGUAGE_TEXT}))
+    return compact(nullable_as_type_list(inline_refs(generated, replace={"Text": ONE_LANGUAGE_TEXT})))
+
+
+def not_nullable(node: Any) -> Any:
+    """``{"anyOf": [X, {"type": "null"}]}`` as X, with the union's other keywords (description, default): in an
+    input, leaving an optional field out is how it is left unset (a null sent anyway is still accepted)."""
+    if isinstance(node, list):
+        return [not_nullable(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: not_nullable(v) for k, v in node.items()}
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and len(branches) == 2 and NULL in branches:
+        other = branches[0] if branches[1] == NULL else branches[1]
+        if isinstance(other, dict):
+            return {**other, **{k: v for k, v in node.items() if k != "anyOf"}}
+    return node
+
+
+def input_schema(input_model: type[BaseModel], descriptions: dict[str, str] | None = None) -> dict[str, Any]:
+    """The published input schema: references inlined (some clients lose enums behind $ref), without titles or null
+    branches, with ``descriptions`` (by property) in place of the model's where given."""
+    schema = compact(not_nullable(inline_refs(input_model.model_json_schema())))
+    for name, text in (descriptions or {}).items():
+        if name in schema.get("properties", {}):
+            schema["properties"][name]["description"] = text
+    return schema
+
+
+# Free-text arguments: where the user's own words are, and so their language.
+TEXT_FIELDS = ("question", "model", "backbone", "gpu_preference", "gpu")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def bad_lang(arguments: dict[str, Any]) -> str | None:
+    """The tool error (in English and Chinese: the language asked for is not one we have) for a lang outside
+    zh / en; None when lang is absent, null, zh or en."""
+    value = arguments.get("lang")
+    if value is None or value in LANGS:
+        return None
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    return (f"lang: must be 'zh' or 'en' (got {shown}). Correct it and call the tool again. / "
+            f"lang：必须是 'zh' 或 'en'（收到 {shown}）。请修正后重新调用。")
+
+
+def answer_lang(arguments: dict[str, Any]) -> str:
+    """The language of the answer and its errors: lang when given; else the question's (ask); else zh when the
+    user's words (model, backbone, GPU names) are Chinese; else zh, the Workload's default."""
+    value = arguments.get("lang")
+    if value in LANGS:
+        return value
+    question = arguments.get("question")
+    if isinstance(question, str) and question.strip():
+        from gpu_advisor.ask.parser import detect_lang
+
+        return detect_lang(question[:4000])
+    if any(isinstance(arguments.get(f), str) and _CJK.search(arguments[f]) for f in TEXT_FIELDS):
+        return "zh"
+    return pick_lang(None)
 
 
 def error_result(message: str) -> CallToolResult:
@@ -167,6 +240,7 @@ class ToolSpec:
     output_model: type[BaseModel]
     handler: Handler
     validator: Validator | None = None  # default: the input model's (model_validator)
+    descriptions: dict[str, str] | None = None  # published field descriptions in place of the input model's
 
     def __post_init__(self) -> None:
         if self.validator is None:
@@ -175,14 +249,17 @@ class ToolSpec:
     def published(self) -> dict[str, Any]:
         """The entry of server/tools.json: what tools/list shows for this tool."""
         return {"name": self.name, "title": self.title, "description": self.description,
-                "input_schema": inline_refs(self.input_model.model_json_schema()),
+                "input_schema": input_schema(self.input_model, self.descriptions),
                 "output_schema": output_schema(self.output_model)}
 
     def run(self, arguments: dict[str, Any]) -> CallToolResult:
         """Validate, call ``handler(input, lang) -> (output model, text)``, return both (or a tool error)."""
         from gpu_advisor.errors import AdvisorError
 
-        lang = pick_lang(arguments.get("lang"))
+        bad = bad_lang(arguments)
+        if bad is not None:
+            return error_result(bad)
+        lang = answer_lang(arguments)
         assert self.validator is not None  # set in __post_init__
         try:
             value = self.validator(arguments, lang)
@@ -213,31 +290,53 @@ def _spec(name: str) -> ToolSpec:
     return SPECS[name]
 
 
-def make_tool(entry: dict[str, Any], *, inline: bool = False) -> Tool:
+def time_limit_s() -> float:
+    """Seconds one tool call may take before its caller gets a tool error (GPU_ADVISOR_TOOL_TIMEOUT_S, default 20)."""
+    text = os.environ.get("GPU_ADVISOR_TOOL_TIMEOUT_S", "").strip()
+    try:
+        value = float(text) if text else DEFAULT_TIME_LIMIT_S
+    except ValueError:
+        value = DEFAULT_TIME_LIMIT_S
+    return value if 0 < value <= 3600 else DEFAULT_TIME_LIMIT_S
+
+
+DEFAULT_TIME_LIMIT_S = 20.0
+
+
+def timeout_result(name: str, limit: float, lang: str) -> CallToolResult:
+    return error_result(f"{name}：{limit:g} 秒内未完成，已放弃本次调用；请缩短问题或减少字段后重试。" if lang == "zh" else
+                        f"{name}: did not finish within {limit:g} s and was abandoned; shorten the question or the "
+                        "input and call again.")
+
+
+def make_tool(entry: dict[str, Any]) -> Tool:
     """A read-only tool from its published entry; the first call imports the code behind it (server/tools.py).
 
-    The SDK runs a sync tool on a worker thread. ``inline=True`` (the HTTP server) registers it as a coroutine
-    that runs the same function on the event loop instead: the tools are CPU-bound and hold the GIL, so a thread
-    buys no parallelism, and under many concurrent requests the hop to the thread pool (~1 ms) and 40 threads
-    contending for the GIL cost 10-25% of the server's CPU. The result is the same object either way."""
+    Every call runs on a worker thread (anyio's pool), off the event loop, under a time limit (time_limit_s()): a
+    slow call never holds up the other requests of the server, and its caller gets a tool error when the limit is
+    reached. Python cannot stop a thread: an abandoned call finishes in the background and its answer is dropped
+    (the tools are read-only)."""
+    import anyio
+    import anyio.to_thread
+
     name = entry["name"]
 
-    def run(**arguments: Any) -> CallToolResult:
+    def call(arguments: dict[str, Any]) -> CallToolResult:
         return _spec(name).run(arguments)
 
+    async def run(**arguments: Any) -> CallToolResult:
+        limit = time_limit_s()
+        with anyio.move_on_after(limit) as scope:
+            return await anyio.to_thread.run_sync(call, arguments, abandon_on_cancel=True)
+        assert scope.cancelled_caught
+        return timeout_result(name, limit, answer_lang(arguments) if bad_lang(arguments) is None else "en")
+
     run.__name__ = name
-    fn: Callable[..., Any] = run
-    if inline:
-        async def run_inline(**arguments: Any) -> CallToolResult:
-            return _spec(name).run(arguments)
-
-        run_inline.__name__ = name
-        fn = run_inline
     metadata = FuncMetadata(arg_model=PassThroughArgs, output_model=StructuredOutput, output_schema=entry["output_schema"])
-    return Tool(fn=fn, name=name, title=entry["title"], description=entry["description"],
-                parameters=entry["input_schema"], fn_metadata=metadata, is_async=inline, annotations=READ_ONLY)
+    return Tool(fn=run, name=name, title=entry["title"], description=entry["description"],
+                parameters=entry["input_schema"], fn_metadata=metadata, is_async=True, annotations=READ_ONLY)
 
 
-def all_tools(*, inline: bool = False) -> list[Tool]:
-    """The five tools, as published in server/tools.json; ``inline``: see make_tool."""
-    return [make_tool(entry, inline=inline) for entry in published_tools()]
+def all_tools() -> list[Tool]:
+    """The five tools, as published in server/tools.json."""
+    return [make_tool(entry) for entry in published_tools()]

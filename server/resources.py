@@ -73,7 +73,8 @@ def rule_detail(rule_id: str) -> str:
 
     rule = get_knowledge().rules.by_id(rule_id.upper())
     if rule is None:
-        raise ResourceNotFoundError(f"no rule '{rule_id}'; list them at gpu-advisor://rules")
+        shown = rule_id if len(rule_id) <= 40 else rule_id[:37] + "..."
+        raise ResourceNotFoundError(f"no rule '{shown}'; list them at gpu-advisor://rules")
     return _dump({**_versions(), "zh": rule_summary(rule, "zh"), "en": rule_summary(rule, "en")})
 
 

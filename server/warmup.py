@@ -3,9 +3,10 @@ base (catalog, rules, durable-rules host), the Markdown templates and the questi
 
 - ``warm_up()`` imports the tools' code, loads the knowledge base and calls each tool once (``STEPS``, answers
   discarded). The HTTP server runs it before it opens its port.
-- ``warm_after_handshake(server)`` (stdio) runs the same steps on a background thread from the client's first
-  message after the handshake (``initialize`` or ``server/discover``), whose answer is written by then: the SDK's
-  import stays the whole of ``initialize``. A first tool call that comes when the client's user or model asks
+- ``warm_after_handshake(server)`` (stdio) runs the same steps on a background thread, ``delay_s()`` (1 s) after the
+  client's first message after the handshake (``initialize`` or ``server/discover``), whose answer is written by
+  then: the SDK's import stays the whole of ``initialize``, and a client that lists the tools and leaves within the
+  delay pays nothing for it. A first tool call that comes when the client's user or model asks
   finds everything loaded: 0.6 s -> 18 ms (bench/cold_start.py, "first call after a pause"). A tool call that
   arrives during the warm-up stops it after the step in progress and waits for that one (``Background.wait``)
   instead of importing the same modules alongside it; what was not warmed is loaded by the calls that need it, as
@@ -15,6 +16,7 @@ base (catalog, rules, durable-rules host), the Markdown templates and the questi
 """
 
 import importlib
+import os
 import pkgutil
 import sys
 import threading
@@ -109,6 +111,22 @@ def warm_up(stop: threading.Event | None = None, steps: Sequence[Step] = STEPS, 
     return time.perf_counter() - t0
 
 
+def delay_s() -> float:
+    """How long the stdio server waits, after the handshake, before it warms up (GPU_ADVISOR_WARM_UP_DELAY_S,
+    default 1 s). A client that only lists the tools and leaves (a probe, an inspector, a host checking its servers)
+    is gone by then and never pays for the warm-up (about 0.6 s of CPU); a first tool call that comes sooner loads
+    what it needs itself and the warm-up is not run at all."""
+    text = os.environ.get("GPU_ADVISOR_WARM_UP_DELAY_S", "").strip()
+    try:
+        value = float(text) if text else DEFAULT_DELAY_S
+    except ValueError:
+        value = DEFAULT_DELAY_S
+    return value if 0 <= value <= 600 else DEFAULT_DELAY_S
+
+
+DEFAULT_DELAY_S = 1.0
+
+
 class Background:
     """``warm_up()`` on a thread of its own, started at most once."""
 
@@ -116,13 +134,26 @@ class Background:
         self.steps = steps
         self.done: list[str] = []  # the steps run so far
         self._thread: threading.Thread | None = None
+        self._timer: threading.Timer | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()  # set by a tool call that waits for the warm-up, or at exit
 
-    def start(self) -> bool:
-        """Start the warm-up; False when it was started before."""
+    def start_later(self, delay: float) -> bool:
+        """Start the warm-up in ``delay`` seconds unless a tool call (``wait``) or the exit (``stop``) comes first."""
+        if delay <= 0:
+            return self.start()
         with self._lock:
-            if self._thread is not None:
+            if self._thread is not None or self._timer is not None or self._stop.is_set():
+                return False
+            self._timer = threading.Timer(delay, self.start)
+            self._timer.daemon = True  # a pending start never holds up the exit
+            self._timer.start()
+            return True
+
+    def start(self) -> bool:
+        """Start the warm-up; False when it was started before, or a tool call or the exit came first."""
+        with self._lock:
+            if self._thread is not None or self._stop.is_set():
                 return False
             self._thread = threading.Thread(target=warm_up, args=(self._stop, self.steps, self.done),
                                             name="gpu-advisor-warm-up", daemon=False)
@@ -130,7 +161,12 @@ class Background:
             return True
 
     def wait(self) -> None:
-        """Return once the warm-up (if started) has ended, asking it to stop after its current step."""
+        """Return once the warm-up (if started) has ended, asking it to stop after its current step; a warm-up not
+        started yet never starts (this call loads what it needs)."""
+        timer = self._timer
+        if timer is not None and self._thread is None:
+            self._stop.set()
+            timer.cancel()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread() and thread.is_alive():
             self._stop.set()
@@ -138,6 +174,9 @@ class Background:
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait (up to ``timeout`` seconds) for the warm-up to end on its own; True when it has ended."""
+        timer = self._timer
+        if timer is not None and timer is not threading.current_thread():
+            timer.join(timeout)
         thread = self._thread
         if thread is not None:
             thread.join(timeout)
@@ -147,6 +186,8 @@ class Background:
         """Ask the warm-up to end after its current step (the server is exiting: the interpreter's exit then waits
         for that step only)."""
         self._stop.set()
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 BACKGROUND = Background()  # the process's: started by warm_after_handshake, waited for by every tool call
@@ -162,7 +203,7 @@ def warm_after_handshake(server: Any, background: Background = BACKGROUND) -> No
 
     async def start_after_handshake(ctx: Any, call_next: Any) -> Any:
         if ctx.method not in HANDSHAKE:
-            background.start()
+            background.start_later(delay_s())
         return await call_next(ctx)
 
     server.middleware.append(start_after_handshake)

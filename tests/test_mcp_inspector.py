@@ -68,8 +68,13 @@ def test_inspector_lists_and_calls_over_stdio(npx: str, tmp_path: Path) -> None:
                            "--tool-arg", "batch_size_per_gpu=8", "--tool-arg", "lang=en", cwd=tmp_path)
     assert rc == 0 and not called.get("isError"), called
     Draft202012Validator(tools["recommend_gpu_config"]["outputSchema"]).validate(called["structuredContent"])
+    assert called["structuredContent"]["instance_type"] and called["structuredContent"]["reasons"]
+    assert "GPU recommendation" in called["content"][0]["text"]
+    rc, called = inspector(npx, serve_command(), "--method", "tools/call", "--tool-name", "recommend_gpu_config",
+                           "--tool-arg", "task=semantic_segmentation", "--tool-arg", "batch_size_per_gpu=8",
+                           "--tool-arg", 'sections=["workload"]', "--tool-arg", "lang=en", cwd=tmp_path)
+    assert rc == 0 and not called.get("isError"), called
     assert called["structuredContent"]["workload"]["batch_size_per_gpu"] == 8
-    assert "GPU configuration advice" in called["content"][0]["text"]
 
 
 def test_inspector_sees_a_tool_error(npx: str, tmp_path: Path) -> None:

@@ -74,32 +74,55 @@ async def test_lists_five_read_only_tools_with_schemas(server) -> None:
     schema = by_name["recommend_gpu_config"].input_schema
     from gpu_advisor.workload import Workload
 
-    assert set(schema["properties"]) == set(Workload.model_fields) and schema["required"] == ["task"]
+    assert set(schema["properties"]) == set(Workload.model_fields) | {"detail", "sections"}
+    assert schema["required"] == ["task"]
     assert "semantic_segmentation" in schema["properties"]["task"]["enum"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-async def test_recommend_structured_and_markdown(server, lang: str) -> None:
+async def test_recommend_brief_by_default_and_full_on_request(server, lang: str) -> None:
     from gpu_advisor import recommend
+    from gpu_advisor.answer.brief import brief, brief_text
 
     tool, result = await _call(server, "recommend_gpu_config", {**SEMSEG, "lang": lang})
     data = _ok(tool, result)
     rec = recommend({**SEMSEG, "lang": lang}, lang=lang)
-    full = rec.model_dump(mode="json")
-    assert data == one_language(full, lang)
-    # texts come in the requested language only: the English answer carries no Chinese, and every sentence
-    # of the bilingual model is there in that language
+    # the default answer is the decision (gpu_advisor.answer.brief), read from the same Recommendation
+    assert data == brief(rec, lang) and result.content[0].text == brief_text(rec, lang)
+    assert data["instance_type"] == rec.instance.instance_type
+    assert data["instance"]["needed_per_gpu_gib"] == round(rec.instance.planned_mem_gib, 2)
+    assert data["instance"]["gpu_memory_gb"] == rec.instance.gpu_memory_gib
+    assert 3 <= len(data["reasons"]) <= 5 and all(r["rule_id"] in {e.rule_id for e in rec.trace} for r in data["reasons"])
+    assert [a["instance_type"] for a in data["alternatives"]] == [o.instance_type for o in rec.alternatives[:2]]
+    assert rec.instance.instance_type in result.content[0].text
+    # texts come in the requested language only
     assert bool(CJK.search(json.dumps(data, ensure_ascii=False))) == (lang == "zh")
-    assert data["memory"]["formula"] == rec.memory.formula.get(lang) and data["trace"][0]["rule_id"]
-    wire = lambda d: len(json.dumps(d, ensure_ascii=False).encode())  # noqa: E731 - UTF-8 bytes, as sent
-    assert wire(data) < 0.8 * wire(full)
-    assert result.content[0].text == rec.render(lang)
     assert bool(CJK.search(result.content[0].text)) == (lang == "zh")
     assert "$ref" not in json.dumps(tool.output_schema)
+    # detail="full": the whole Recommendation (one language) and its Markdown
+    tool, result = await _call(server, "recommend_gpu_config", {**SEMSEG, "lang": lang, "detail": "full"})
+    data = _ok(tool, result)
+    full = rec.model_dump(mode="json")
+    assert data["full"] == one_language(full, lang) and result.content[0].text == rec.render(lang)
+    assert data["full"]["memory"]["formula"] == rec.memory.formula.get(lang) and data["full"]["trace"][0]["rule_id"]
+    # sections: the brief answer plus those parts, by name
+    tool, result = await _call(server, "recommend_gpu_config", {**SEMSEG, "lang": lang, "sections": ["cost", "trace"]})
+    data = _ok(tool, result)
+    whole = one_language(full, lang)
+    assert data["cost"] == whole["cost"] and data["trace"] == whole["trace"] and "memory" not in data
+    assert data["instance_type"] == rec.instance.instance_type and "### cost" in result.content[0].text
+
+
+@pytest.mark.parametrize("args, field", [({"detail": "everything"}, "detail"), ({"sections": ["costs"]}, "sections"),
+                                         ({"sections": "cost"}, "sections")])
+async def test_detail_and_sections_are_validated(server, args: dict, field: str) -> None:
+    _, result = await _call(server, "recommend_gpu_config", {**SEMSEG, **args})
+    assert result.is_error and field in result.content[0].text and "Traceback" not in result.content[0].text
 
 
 async def test_input_size_sent_as_json_text_is_accepted(server) -> None:
-    tool, result = await _call(server, "recommend_gpu_config", {**SEMSEG, "input_size": "[512, 1024]"})
+    tool, result = await _call(server, "recommend_gpu_config", {**SEMSEG, "input_size": "[512, 1024]",
+                                                                "sections": ["workload"]})
     assert _ok(tool, result)["workload"]["input_size"] == [512, 1024]
 
 
@@ -117,11 +140,14 @@ async def test_ask_shares_the_cli_parser(server) -> None:
     tool, result = await _call(server, "ask", {"question": question})
     data = _ok(tool, result)
     parsed, rec = answer_question(question)
-    assert data["lang"] == "zh" and data["workload_fields"]["task"] == "semantic_segmentation"
-    assert {u["field"] for u in data["understood"]} == {u.field for u in parsed.understood}
-    assert data["recommendation"]["instance"]["instance_type"] == rec.instance.instance_type
+    assert data["lang"] == "zh" and data["understood"]["task"] == "semantic_segmentation"
+    assert set(data["understood"]) == {u.field for u in parsed.understood}
+    assert data["recommendation"]["instance_type"] == rec.instance.instance_type
+    assert CJK.search(result.content[0].text)
     tool, result = await _call(server, "ask", {"question": question, "lang": "en"})
     assert _ok(tool, result)["lang"] == "en"
+    tool, result = await _call(server, "ask", {"question": question, "detail": "full"})
+    assert _ok(tool, result)["recommendation"]["full"]["instance"]["instance_type"] == rec.instance.instance_type
 
 
 async def test_list_instance_types_filters(server) -> None:
@@ -240,6 +266,22 @@ async def test_unknown_rule_resource_is_a_protocol_error(server) -> None:
     assert isinstance(error, MCPError) and "no rule 'NOPE-1'" in str(error)
 
 
+@pytest.mark.parametrize("uri", ["gpu-advisor://rules/" + "X" * 200_000, "gpu-advisor://nothing/" + "y" * 300,
+                                 "gpu-advisor://rules/" + "Z" * 400])
+async def test_long_resource_uris_are_not_echoed(server, uri: str) -> None:
+    from mcp import MCPError
+
+    async def go(client):
+        try:
+            await client.read_resource(uri)
+        except MCPError as exc:
+            return exc
+        return None
+
+    error = await _session(server, go)
+    assert isinstance(error, MCPError) and len(error.message) < 600, len(error.message)
+
+
 @pytest.mark.parametrize("lang, needle", [("zh", "recommend_gpu_config"), ("en", "recommend_gpu_config")])
 async def test_prompts(server, lang: str, needle: str) -> None:
     async def go(client):
@@ -272,35 +314,155 @@ def test_importing_the_server_builds_nothing() -> None:
     assert out.strip() == "True"
 
 
-INLINE_CASES = [
-    ("recommend_gpu_config", SEMSEG),
-    ("recommend_gpu_config", {"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "lang": "zh"}),
-    ("recommend_gpu_config", {"task": "semantic_segmentation", "num_gpus": -1, "lang": "zh"}),
-    ("recommend_gpu_config", {"task": "llm_finetune", "model": "Llama 9 999B", "lang": "en"}),
-    ("recommend_gpu_config", {"task": "semantic_segmentation", "input_size": "[512, 512]", "lang": "en"}),
-    ("estimate_memory", {"task": "llm_finetune", "model": "Qwen2.5 7B", "lang": "en"}),
-    ("estimate_memory", {"task": "nope"}),
-    ("ask", {"question": "Fine-tune Llama 3.1 8B with LoRA, seq len 4096, bf16"}),
-    ("ask", {"question": ""}),
-    ("list_instance_types", {"gpu": "L20", "region": "cn-hangzhou"}),
-    ("list_instance_types", {"gpu": "H900", "lang": "en"}),
-    ("explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"}),
-    ("explain_rule", {"rule_id": "TIER-ENTRI"}),
-    ("explain_rule", {"rule_id": 5}),
-]
+@pytest.mark.parametrize("question, lang", [("Fine-tune Llama 3.1 8B with LoRA, seq len 4096", "en"),
+                                            ("用 LoRA 微调 Llama 3.1 8B，序列长度 4096", "zh")])
+async def test_ask_answers_and_refuses_in_the_questions_language(server, question: str, lang: str) -> None:
+    tool, result = await _call(server, "ask", {"question": question})
+    assert _ok(tool, result)["lang"] == lang
+    assert bool(CJK.search(result.content[0].text)) == (lang == "zh")
+    _, result = await _call(server, "ask", {"question": question, "detail": "most"})
+    assert result.is_error and "detail" in result.content[0].text
+    assert bool(CJK.search(result.content[0].text)) == (lang == "zh")
 
 
-async def test_inline_tools_answer_like_thread_tools(server) -> None:
-    """The HTTP server runs the tools on the event loop (inline_tools): same tools, schemas and answers."""
-    inline = build_server(inline_tools=True)
+@pytest.mark.parametrize("tool_name, args", [("recommend_gpu_config", {"task": "llm_finetune"}),
+                                             ("ask", {"question": "what GPU for Llama 3.1 8B?"}),
+                                             ("explain_rule", {"rule_id": "TIER-ENTRY"})])
+@pytest.mark.parametrize("lang", ["fr", "ZH", 3, ""])
+async def test_lang_outside_zh_en_is_a_tool_error_in_both_languages(server, tool_name, args, lang) -> None:
+    _, result = await _call(server, tool_name, {**args, "lang": lang})
+    text = result.content[0].text
+    assert result.is_error and "lang" in text and "must be 'zh' or 'en'" in text and CJK.search(text), text
 
-    async def everything(client):
-        tools = [t.model_dump() for t in (await client.list_tools()).tools]
-        calls = [(await client.call_tool(name, args)).model_dump() for name, args in INLINE_CASES]
-        return tools, calls
 
-    threaded_tools, threaded = await _session(server, everything)
-    inline_tools, inlined = await _session(inline, everything)
-    assert inline_tools == threaded_tools
-    assert {c["is_error"] for c in threaded} == {True, False}  # answers and tool errors both compared
-    assert inlined == threaded
+async def test_unknown_tool_is_a_protocol_error_listing_the_tools(server) -> None:
+    from mcp import MCPError
+
+    async def go(client):
+        try:
+            await client.call_tool("rm_rf", {})
+        except MCPError as exc:
+            return exc
+        return None
+
+    error = await _session(server, go)
+    assert isinstance(error, MCPError) and error.code == -32602
+    assert "rm_rf" in error.message and all(name in error.message for name in TOOLS)
+
+
+@pytest.mark.parametrize("args, field", [({"lang": "fr"}, "lang"), ({"job": "x" * 5000}, "job"),
+                                         ({"colour": "red"}, "colour")])
+async def test_prompt_arguments_are_validated(server, args: dict, field: str) -> None:
+    from mcp import MCPError
+
+    async def go(client):
+        try:
+            await client.get_prompt("size_training_job", args)
+        except MCPError as exc:
+            return exc
+        return None
+
+    error = await _session(server, go)
+    assert isinstance(error, MCPError) and error.code == -32602 and field in error.message, error
+    assert "Internal" not in error.message
+
+
+async def test_unknown_gpu_hint_lists_names_people_write(server) -> None:
+    from gpu_advisor.kb.catalog_loader import load_catalog
+
+    _, result = await _call(server, "list_instance_types", {"gpu": "H900", "lang": "en"})
+    text = result.content[0].text
+    assert result.is_error and "A10" in text and "L20" in text and "A100" in text and "V100 32GB" in text and "80GB" in text
+    internal = [g.id for g in load_catalog().gpus.values() if "-" in g.id]
+    assert not [gid for gid in internal if gid in text], text
+    # and the names it lists are accepted
+    for name in ("A100 40GB", "V100 32GB", "80GB", "96GB"):
+        tool, result = await _call(server, "list_instance_types", {"gpu": name})
+        assert _ok(tool, result)["total"] > 0, name
+
+
+async def test_a_slow_call_is_cut_at_the_time_limit_and_does_not_stall_others(server, monkeypatch) -> None:
+    """Tools run on worker threads under a per-call time limit: a call past the limit is a tool error, and a call
+    made meanwhile answers at once (the event loop is free)."""
+    import threading
+    import time
+
+    import anyio
+
+    from gpu_advisor.server import tools as T
+
+    release = threading.Event()
+    original = T.SPECS["explain_rule"].handler
+
+    def slow(q, lang):
+        if q.rule_id == "TIER-ENTRY":
+            release.wait(10)
+        return original(q, lang)
+
+    monkeypatch.setitem(T.SPECS, "explain_rule", T.SPECS["explain_rule"].__class__(
+        **{**T.SPECS["explain_rule"].__dict__, "handler": slow}))
+    monkeypatch.setenv("GPU_ADVISOR_TOOL_TIMEOUT_S", "1.5")
+    timings: dict = {}
+
+    async def go(client):
+        await client.call_tool("explain_rule", {"rule_id": "MIT-AMP", "lang": "en"})  # the engine loaded first
+
+        async def slow_call():
+            t0 = time.perf_counter()
+            timings["slow"] = await client.call_tool("explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"})
+            timings["slow_s"] = time.perf_counter() - t0
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(slow_call)
+            await anyio.sleep(0.2)
+            t0 = time.perf_counter()
+            timings["fast"] = await client.call_tool("explain_rule", {"rule_id": "NET-MULTINODE", "lang": "en"})
+            timings["fast_s"] = time.perf_counter() - t0
+
+    try:
+        await _session(server, go)
+    finally:
+        release.set()
+    assert not timings["fast"].is_error and timings["fast_s"] < 1.0, timings
+    assert timings["slow"].is_error and "1.5 s" in timings["slow"].content[0].text
+    assert 1.4 < timings["slow_s"] < 5, timings
+
+
+async def test_cpu_bound_slow_calls_do_not_stall_a_quick_one(server, monkeypatch) -> None:
+    """Four calls that keep the CPU busy (as a long question once did for 7-36 s) and a quick call made meanwhile:
+    the quick one answers within 1 s, because the tools run on worker threads, not on the event loop."""
+    import time
+
+    import anyio
+
+    from gpu_advisor.server import tools as T
+
+    original = T.SPECS["explain_rule"].handler
+
+    def busy(q, lang):
+        if q.rule_id == "TIER-ENTRY":
+            end = time.perf_counter() + 3.0
+            while time.perf_counter() < end:
+                sum(range(2000))
+        return original(q, lang)
+
+    monkeypatch.setitem(T.SPECS, "explain_rule", T.SPECS["explain_rule"].__class__(
+        **{**T.SPECS["explain_rule"].__dict__, "handler": busy}))
+    took: dict = {}
+
+    async def go(client):
+        await client.call_tool("explain_rule", {"rule_id": "MIT-AMP", "lang": "en"})  # the engine loaded first
+
+        async def slow():
+            await client.call_tool("explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"})
+
+        async with anyio.create_task_group() as group:
+            for _ in range(4):
+                group.start_soon(slow)
+            await anyio.sleep(0.3)
+            t0 = time.perf_counter()
+            took["result"] = await client.call_tool("explain_rule", {"rule_id": "NET-MULTINODE", "lang": "en"})
+            took["s"] = time.perf_counter() - t0
+
+    await _session(server, go)
+    assert not took["result"].is_error and took["s"] < 1.0, took["s"]

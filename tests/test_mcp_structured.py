@@ -22,7 +22,9 @@ def outputs():
     for i, w in enumerate(mixed_workloads(60, seed=17)):
         lang = w["lang"]
         workload = T._workload(dict(w), lang)
-        yield f"recommend {i}", T.recommend_gpu_config(workload, lang)[0], lang
+        yield f"recommend {i}", T.recommend_gpu_config(T._recommend_request(dict(w), lang), lang)[0], lang
+        full = T._recommend_request({**w, "detail": "full"}, lang)
+        yield f"recommend full {i}", T.recommend_gpu_config(full, lang)[0], lang
         yield f"estimate {i}", T.estimate_memory(workload, lang)[0], lang
     for lang in ("zh", "en"):
         yield "ask", T.ask(T.AskInput(question="用 DeepLabV3+ 在 Cityscapes 上训练，1024x1024，8 卡"), lang)[0], "zh"

@@ -233,6 +233,88 @@ def test_http_refuses_foreign_origin_and_host(http_server: HttpServer) -> None:
     assert post(http_server.url, Origin=f"http://localhost:{http_server.port}")[0] == 200
 
 
+def test_http_matches_host_and_origin_exactly(http_server: HttpServer) -> None:
+    port = http_server.port
+    for host in (f"127.0.0.1:{port}@evil.example", f"127.0.0.1:{port}.evil.example", f"localhost:{port}/x",
+                 "127.0.0.1:80x", "127.0.0.1.evil.example", f"[::1]:{port}evil"):
+        assert post(http_server.url, Host=host)[0] == 421, host
+    for origin in (f"http://127.0.0.1:{port}@evil.example", f"http://localhost:{port}.evil.example",
+                   "http://localhost.evil.example", f"http://127.0.0.1:{port}/path"):
+        assert post(http_server.url, Origin=origin)[0] == 403, origin
+    assert post(http_server.url, Host=f"localhost:{port}")[0] == 200
+    assert post(http_server.url, Origin=f"http://127.0.0.1:{port}")[0] == 200
+
+
+@pytest.mark.parametrize("body, code", [(b"{nope", -32700), (b"\xff\xfe", -32700), (b"[1, 2]", -32600),
+                                        (json.dumps([INIT]).encode(), -32600), (b"42", -32600),
+                                        (b'{"jsonrpc": "1.0", "id": 1, "method": "ping"}', -32600),
+                                        (b'{"jsonrpc": "2.0", "id": [1], "method": "ping"}', -32600),
+                                        (b'{"jsonrpc": "2.0", "id": 1}', -32600)])
+def test_http_malformed_json_rpc_gets_a_json_rpc_error(http_server: HttpServer, body: bytes, code: int) -> None:
+    status, text = post(http_server.url, body)
+    error = json.loads(text)["error"]
+    assert status == 400 and error["code"] == code and "pydantic" not in error["message"], text
+    if code == -32600 and body.startswith(b"[") and len(body) > 10:
+        assert "batch" in error["message"]
+
+
+def test_http_get_and_delete_are_refused_at_once(http_server: HttpServer) -> None:
+    for method in ("GET", "DELETE"):
+        request = urllib.request.Request(http_server.url, method=method, headers={"Accept": "text/event-stream"})
+        t0 = time.monotonic()
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            raise AssertionError(f"{method} answered 2xx")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 405 and exc.headers["Allow"] == "POST"
+        assert time.monotonic() - t0 < 2
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_http_3000_get_streams_leave_memory_as_it_was(http_server: HttpServer) -> None:
+    """3,000 clients opening GET /mcp (once an event stream that never ended): each is answered 405 and closed;
+    the server's RSS stays within 50 MB of where it started."""
+    import asyncio
+
+    async def one(port: int) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
+        writer.close()
+        return head.split(b"\r\n", 1)[0]
+
+    async def many(port: int) -> list[bytes]:
+        out: list[bytes] = []
+        for _ in range(30):  # 30 waves of 100 concurrent connections
+            out += await asyncio.gather(*(one(port) for _ in range(100)))
+        return out
+
+    before = _rss_mb(http_server.proc.pid)
+    lines = asyncio.run(many(http_server.port))
+    time.sleep(0.5)
+    after = _rss_mb(http_server.proc.pid)
+    print(f"3,000 GET /mcp: server RSS {before:.1f} -> {after:.1f} MB")
+    assert len(lines) == 3000 and all(b" 405 " in line for line in lines), set(lines)
+    assert after - before < 50, (before, after)
+
+
+def test_http_idle_and_slow_header_connections_are_closed(http_server: HttpServer, monkeypatch) -> None:
+    """A connection that sends no complete request head within HEAD_TIMEOUT_S is closed by the server."""
+    from gpu_advisor.server.http import HEAD_TIMEOUT_S
+
+    with socket.create_connection(("127.0.0.1", http_server.port), timeout=HEAD_TIMEOUT_S + 10) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and then nothing
+        t0 = time.monotonic()
+        assert sock.recv(1024) == b""  # closed by the server
+        assert HEAD_TIMEOUT_S - 1 < time.monotonic() - t0 < HEAD_TIMEOUT_S + 5
+
+
 def test_http_refuses_large_bodies(http_server: HttpServer) -> None:
     from gpu_advisor.server.http import MAX_BODY_BYTES
 
@@ -303,3 +385,49 @@ def test_serve_command_is_installed() -> None:
     """The tests above prefer the console script; say so when they fell back to `python -m`."""
     if not (Path(sys.executable).parent / "gpu-advisor").exists() and not shutil.which("gpu-advisor"):
         pytest.skip("no gpu-advisor console script next to this Python: tests ran `python -m gpu_advisor.cli serve`")
+
+
+def test_http_a_raising_tool_runs_once_and_its_error_hides_the_exception(monkeypatch) -> None:
+    """Over HTTP a tool that raises is called once (the former fast path ran it a second time on the SDK's route)
+    and the client sees the SDK's "Error executing tool", not the exception's text."""
+    import asyncio
+
+    from gpu_advisor.server import tools as T
+    from gpu_advisor.server.http import build_http_app
+
+    calls: list[int] = []
+
+    def boom(q, lang):
+        calls.append(1)
+        raise RuntimeError("secret internal detail")
+
+    monkeypatch.setitem(T.SPECS, "explain_rule", T.SPECS["explain_rule"].__class__(
+        **{**T.SPECS["explain_rule"].__dict__, "handler": boom}))
+    app = build_http_app("127.0.0.1", 8000)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "explain_rule", "arguments": {"rule_id": "TIER-ENTRY"}}}).encode()
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": b"", "server": ("127.0.0.1", 8000),
+             "client": ("127.0.0.1", 5000),
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+                         (b"accept", b"application/json, text/event-stream"), (b"content-length", str(len(body)).encode())]}
+    out: list[dict] = []
+
+    async def run() -> None:
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive():
+            if messages:
+                return messages.pop(0)
+            await asyncio.sleep(3600)
+
+        async def send(message):
+            out.append(message)
+
+        async with app.router.lifespan_context(app.app):
+            await app(scope, receive, send)
+
+    asyncio.run(run())
+    reply = json.loads(b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body"))
+    assert calls == [1]
+    assert reply["result"]["isError"] is True and "secret" not in json.dumps(reply)

@@ -49,13 +49,13 @@ def test_generator_check_passes_and_detects_a_stale_file(tmp_path, monkeypatch):
 
 def test_starting_the_server_imports_no_engine_module_and_the_first_call_does():
     script = (
-        "import json, sys\n"
+        "import asyncio, json, sys\n"
         "from gpu_advisor.server.app import build_server\n"
         "server = build_server()\n"
         f"engine = {ENGINE_MODULES!r}\n"
         "before = [m for m in engine if m in sys.modules]\n"
         "tool = server._tool_manager.get_tool('explain_rule')\n"
-        "result = tool.fn(rule_id='TIER-ENTRY', lang='en')\n"
+        "result = asyncio.run(tool.fn(rule_id='TIER-ENTRY', lang='en'))\n"
         "after = [m for m in engine if m in sys.modules]\n"
         "print(json.dumps({'before': before, 'after': after, 'error': result.is_error,\n"
         "                  'id': result.structured_content['id']}))\n")

@@ -50,6 +50,12 @@ def _violations(c: Candidate, time: TimeEstimate, payg_mid: float | None, job: J
     if w.budget_total and in_cny and payg_mid is not None and payg_mid > w.budget_total:
         out.append(Text(en=f"about {payg_mid:,.0f} {BUDGET_CURRENCY} (mid estimate) exceeds the total budget {w.budget_total:g}",
                         zh=f"约 {payg_mid:,.0f} {BUDGET_CURRENCY}（中间估计）超出总预算 {w.budget_total:g}"))
+    if w.budget_per_hour and c.price is None:
+        out.append(Text(en="no price in the catalog: cannot check the hourly budget",
+                        zh="目录中没有价格：无法核对每小时预算"))
+    elif (w.budget_per_hour or w.budget_total) and c.price is not None and not in_cny:
+        out.append(Text(en=f"priced in {c.price.currency}: cannot check a budget in {BUDGET_CURRENCY}",
+                        zh=f"价格以 {c.price.currency} 计：无法核对以 {BUDGET_CURRENCY} 计的预算"))
     if w.budget_total and payg_mid is None:
         out.append(Text(en="total cost unknown: cannot check the total budget",
                         zh="总费用未知：无法核对总预算"))

@@ -1,0 +1,61 @@
+"""gpu_advisor.answer.brief: the decision of a Recommendation, short, and never without what the user stated."""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpu_advisor.answer.brief import brief, brief_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from latency import mixed_workloads  # noqa: E402
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+INSTANCE = re.compile(r"`(ecs\.[a-z0-9.\-]+)`")
+
+
+@pytest.mark.parametrize("w", mixed_workloads(40, seed=23), ids=lambda w: f"{w['task']}-{w['lang']}")
+def test_brief_names_only_the_answers_instances_in_one_language(advise, w) -> None:
+    rec = advise(w, w["lang"])
+    data, text = brief(rec), brief_text(rec)
+    named = set(rec.instance_types()) | {r.instance_type for r in rec.scenarios if r.instance_type}
+    assert set(INSTANCE.findall(text)) <= named
+    assert data["instance_type"] == (rec.instance.instance_type if rec.instance else None)
+    if rec.instance is not None:
+        assert f"`{rec.instance.instance_type}`" in text.split("\n\n")[1]  # the decision comes first
+        assert data["instance"]["gpu_memory_gb"] == rec.instance.gpu_memory_gib
+    assert 1 <= len(data["reasons"]) <= 5 or rec.instance is None and rec.cpu_instance is None
+    assert {r["rule_id"] for r in data["reasons"]} <= {e.rule_id for e in rec.trace}
+    assert len(data["alternatives"]) == min(2, len(rec.alternatives))
+    if w["lang"] == "en":
+        assert not CJK.search(text)
+
+
+def test_an_unmet_gpu_preference_is_always_among_the_reasons(advise) -> None:
+    rec = advise({"task": "llm_finetune", "model": "Llama 3.1 70B", "gpu_preference": "T4", "lang": "en"}, "en")
+    assert "FIT-PREF-UNMET" in [r["rule_id"] for r in brief(rec)["reasons"]]
+    assert "T4" in brief_text(rec)
+
+
+def test_a_missed_budget_is_stated(advise) -> None:
+    rec = advise({"task": "llm_finetune", "model": "Llama 3.1 8B", "budget_per_hour": 1, "lang": "en"}, "en")
+    data = brief(rec)
+    assert data["misses"] and "budget" in data["misses"][0]
+    assert data["misses"][0] in brief_text(rec)
+
+
+def test_no_plan_keeps_what_to_change(advise) -> None:
+    rec = advise({"task": "llm_pretrain", "model": "Llama 3.1 405B", "num_gpus": 1, "lang": "en"}, "en")
+    assert rec.instance is None
+    reasons = brief(rec)["reasons"]
+    none = next(r for r in reasons if r["rule_id"] == "FIT-NONE")
+    assert none["text"] == next(i.text.en for i in rec.sections if i.rule_id == "FIT-NONE")
+    assert "No instance type" in brief_text(rec)
+
+
+def test_a_question_without_a_model_gets_the_scenarios(advise) -> None:
+    rec = advise({"task": "semantic_segmentation", "lang": "zh"}, "zh")
+    data = brief(rec)
+    assert rec.scenarios and len(data["scenarios"]) == min(4, len(rec.scenarios))
+    assert all(CJK.search(row["label"]) for row in data["scenarios"])
