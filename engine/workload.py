@@ -171,6 +171,17 @@ class Workload(BaseModel):
         None, description="Micro-batch per GPU (images or sequences; concurrent requests for inference). Default: the model's usual one.")
     num_gpus: Annotated[int, Field(ge=1, le=MAX_GPUS)] | None = Field(
         None, description="Number of GPUs you want to use in total (data parallel). Default: the fewest that fit.")
+    num_nodes: Annotated[int, Field(ge=1, le=MAX_GPUS)] | None = Field(
+        None, description="Number of machines (nodes) the GPUs are spread over, e.g. 2 for '2 nodes x 8 GPUs'; "
+        "num_gpus is the total. Default: as few as hold num_gpus.")
+    training_tokens: Annotated[float, Field(gt=0, le=1e15)] | None = Field(
+        None, description="Tokens to train on in total (LLM pretraining, e.g. 1e11 for 100B tokens): with seq_len it "
+        "gives the number of sequences. Default: from num_samples.")
+    requests_per_second: Annotated[float, Field(gt=0, le=10_000_000)] | None = Field(
+        None, description="Serving load: requests (images, queries) per second that all replicas together must carry. "
+        "Default: not stated (one replica is sized).")
+    concurrent_users: Annotated[int, Field(ge=1, le=10_000_000)] | None = Field(
+        None, description="Serving load: users or requests in flight at once. Default: not stated.")
     precision: Precision | None = Field(None, description="Numeric precision: fp32, fp16_amp, bf16_amp, bf16 (pure) or fp8. Default: fp32 for CNN training, bf16 for LLMs.")
     optimizer: Optimizer | None = Field(None, description="Optimizer: sgd, sgd_momentum, adam, adamw, adamw_8bit, adafactor or lion. Default: sgd_momentum for CNNs, adamw for transformers.")
     gradient_checkpointing: bool | None = Field(None, description="Activation (gradient) checkpointing on? Default: off for CV, on for LLM fine-tuning.")
@@ -238,7 +249,7 @@ class Workload(BaseModel):
         return value
 
     @field_validator("params_billion", "dataset_size_gb", "epochs", "budget_per_hour", "budget_total",
-                     "deadline_hours", "expected_months_of_use")
+                     "deadline_hours", "expected_months_of_use", "training_tokens", "requests_per_second")
     @classmethod
     def _no_nan(cls, value: float | None, info: Any) -> float | None:
         return _finite(value, info.field_name)

@@ -4,9 +4,13 @@ regions, enum choices (precision, LoRA, ...), yes/no flags, and the task and sta
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
-from gpu_advisor.ask.lexicon import Entry, Lexicon, load_lexicon
+from gpu_advisor.ask.lexicon import FLAGS, Entry, Lexicon, load_lexicon
 from gpu_advisor.ask.parsed import Scanner
+from gpu_advisor.ask.vocab import find_names, find_unresolved
+from gpu_advisor.models import knowledge
 
 LLM_TASKS = ("llm_finetune", "llm_pretrain")
 
@@ -38,46 +42,94 @@ def _variant(entry: Entry, m: re.Match[str]) -> str:
     return f"{entry.value}-{var.upper() if len(var) <= 3 else var.capitalize()}"
 
 
-def extract_model(s: Scanner, lex: Lexicon) -> str | None:
-    """Set `model` from the model table; returns the task the model implies."""
-    found = _earliest(s, lex.models)
-    if not found:
+PANOPTIC_METHODS = ("mask2former", "maskformer")
+
+
+def implied_task(pool: str, key: str) -> str | None:
+    """The task a known model implies when the question names none (from its knowledge-base family)."""
+    kb = knowledge()
+    if pool == "transformers":
+        return "nlp_finetune" if kb.transformers[key].family == "encoder_nlp" else "llm"
+    if pool != "methods":
         return None
-    entry, m = found
-    s.set("model", _variant(entry, m), m)
-    return str(entry.extra.get("task")) if entry.extra.get("task") else None
+    method = kb.methods[key]
+    if key in PANOPTIC_METHODS:
+        return "panoptic_segmentation"
+    if method.family in ("cnn_segmentation", "transformer_segmentation", "prototype"):
+        return "semantic_segmentation"
+    if method.family == "classification":
+        return "image_classification"
+    if method.family == "detection":
+        return "instance_segmentation" if "mask" in key or method.mask_logit_rois else "object_detection"
+    return None
 
 
-def extract_llm(s: Scanner, lex: Lexicon) -> re.Match[str] | None:
-    """Find an LLM family; the model string is completed with the size once params are known."""
-    found = _earliest(s, lex.llm_families)
-    if not found:
-        return None
-    entry, m = found
-    s.claim(m)
-    ver = m.groupdict().get("ver")
-    joiner = str(entry.extra.get("joiner", " "))
-    s.fields["_llm_family"] = entry.value + (f"{joiner}{ver.upper() if ver.startswith('v') else ver}" if ver else "")
-    s.fields["_llm_match"] = m.group(0).strip()
-    return m
+def extract_names(s: Scanner) -> str | None:
+    """Models and backbones the knowledge base knows (gpu_advisor.ask.vocab), then model-family words it does not
+    know (unresolved: said back and refused, never replaced). Returns the task the first model implies."""
+    implied: str | None = None
+    for span in find_names(s.text):
+        s.taken.append((span.start, span.end))
+        field = "backbone" if span.pool == "backbones" else "model"
+        if field in s.fields:
+            s.note_unused(span.text, f"a second {field} name; only the first one named is sized",
+                          f"第二个{'骨干网络' if field == 'backbone' else '模型'}名称；只按第一个估算")
+            continue
+        s.set(field, span.text, span.text)
+        s.resolved[field] = (span.pool, span.key)
+        if field == "model":
+            implied = implied or implied_task(span.pool, span.key)
+        elif "model" not in s.fields:
+            implied = implied or "image_classification"     # a backbone alone: a classifier of that backbone
+    for u in find_unresolved(s.text, s.taken):
+        s.taken.append((u.start, u.end))
+        if "model" in s.fields:
+            s.note_unused(u.text, "a model name the knowledge base does not know, beside a known one",
+                          "知识库中没有的模型名，问题中另有已知模型")
+            continue
+        s.set("model", u.text, u.text)
+        s.unresolved.append(u)
+        if u.kind == "llm":
+            implied = implied or "llm"
+            s.fields["_llm_family"] = u.text
+    return implied
 
 
-def extract_backbone(s: Scanner, lex: Lexicon) -> None:
-    found = _earliest(s, lex.backbones)
-    if found:
-        entry, m = found
-        s.set("backbone", _variant(entry, m), m)
+PRETRAINED_NEAR = re.compile(r"pre[\s-]*trained|预训练(?:权重|模型|的)|权重|weights|checkpoint|初始化|init", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def named_datasets() -> tuple[tuple[dict[str, Any], re.Pattern[str]], ...]:
+    """knowledge/datasets.yaml `named`: each dataset's facts and one compiled pattern."""
+    from gpu_advisor.defaults import _dataset_file
+
+    rows = _dataset_file().get("named", [])
+    return tuple((row, re.compile("|".join(f"(?:{p})" for p in row["patterns"]), FLAGS)) for row in rows)
 
 
 def extract_dataset(s: Scanner, lex: Lexicon) -> None:
-    found = _earliest(s, lex.datasets)
-    if not found:
+    """The first named dataset (knowledge/datasets.yaml): its classes and images are applied after the numbers,
+    so that a count the question states wins (parser._tidy). A dataset named as the source of pretrained weights
+    ("ImageNet-pretrained") sets nothing and is said back as not used."""
+    best = None
+    for row, pattern in named_datasets():
+        m = s.first(pattern)
+        if m and (best is None or m.start() < best[1].start()):
+            best = (row, m)
+    if not best:
         return
-    entry, m = found
-    s.hint("dataset", m, f"Dataset {entry.value}: {entry.extra.get('num_classes')} classes.",
-           f"数据集 {entry.value}：{entry.extra.get('num_classes')} 类。")
-    if "num_classes" in entry.extra:
-        s.set("num_classes", int(entry.extra["num_classes"]), m, claim=False)
+    row, m = best
+    s.claim(m)
+    around = s.text[max(0, m.start() - 10):m.end() + 14]
+    if PRETRAINED_NEAR.search(around):
+        s.note_unused(m.group(0), f"{row['name']} named as the source of pretrained weights, not the training set",
+                      f"{row['name']} 是预训练权重的来源，不是训练数据集")
+        return
+    s.fields["_dataset"] = (row, m.group(0).strip())
+    s.hint("dataset", m, f"Dataset {row['name']}: {row['num_classes']:,} classes, {row['num_samples']:,} training "
+           f"images ({row['source'].split(';')[0]}).",
+           f"数据集 {row['name']}：{row['num_classes']:,} 类，{row['num_samples']:,} 张训练图像（{row['source'].split(';')[0]}）。",
+           claim=False)
 
 
 def extract_region(s: Scanner, lex: Lexicon) -> None:
@@ -87,14 +139,45 @@ def extract_region(s: Scanner, lex: Lexicon) -> None:
         s.set("region", entry.value, m)
 
 
+NEGATOR = re.compile(r"(?:\bnot|\bno|\bwithout|\binstead of|\brather than|\bnon|\bnever|\bdon'?t use|不是|不用|不要|无需|不需要|别用|别|非|不做|不走|不采用|不)"
+                     r"\s*(?:use|using|with|do|doing|用|使用|做|采用|走|会用)?\s*[-:：]?\s*$", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[,，。;；!?！？()（）]")
+NO_QUANT = re.compile(r"(?:\bwithout|\bno|\bnot|\bnon|不|无|不做|不用|不要)\s*(?:any\s*)?(?:weight\s*)?(?:quantization|quantized|quantizing|量化)",
+                      re.IGNORECASE)
+
+
+def negated(s: Scanner, start: int) -> bool:
+    """A negator right before the span, inside its clause ("not LoRA", "不是 LoRA", "(not LoRA)")."""
+    before = s.text[max(0, start - 20):start]
+    parts = CLAUSE_END.split(before)
+    return bool(NEGATOR.search(parts[-1]))
+
+
 def extract_enums(s: Scanner, lex: Lexicon) -> None:
-    """precision, finetune_method, quantization, optimizer, distributed: the first listed entry that matches."""
+    """precision, finetune_method, quantization, optimizer, distributed: the first listed entry that matches and is
+    not negated. A negated choice is said back as not used; "not LoRA" with no other method means a full fine-tune."""
+    if m := s.first(NO_QUANT):
+        s.set("quantization", "none", m, claim=True)
     for field, entries in lex.enums.items():
+        negated_entries: list[tuple[Entry, re.Match[str]]] = []
         for entry in entries:
-            m = s.first(entry.pattern)
-            if m:
-                s.set(field, entry.value, m, claim=False)
+            chosen = None
+            for m in s.matches(entry.pattern):
+                if negated(s, m.start()):
+                    negated_entries.append((entry, m))
+                    s.claim(m)
+                    s.note_unused(s.text[max(0, m.start() - 8):m.end()].split("，")[-1].split(",")[-1],
+                                  f"negated: not {entry.value}", f"否定：不是 {entry.value}")
+                    continue
+                chosen = m
                 break
+            if chosen is not None:
+                s.set(field, entry.value, chosen, claim=False)
+                break
+        if field == "finetune_method" and field not in s.fields and any(
+                e.value in ("lora", "qlora") for e, _ in negated_entries):
+            entry, m = next((e, m) for e, m in negated_entries if e.value in ("lora", "qlora"))
+            s.set(field, "full", s.text[max(0, m.start() - 8):m.end()].strip(" (（"), claim=False)
 
 
 def extract_flags(s: Scanner, lex: Lexicon) -> None:
@@ -156,9 +239,7 @@ def run_keywords(s: Scanner) -> str | None:
     """Names first (they claim "R-50", "Llama 3.1" before numbers can), then regions and enums.
     Returns the task implied by a named model."""
     lex = load_lexicon()
-    implied = extract_model(s, lex)
-    extract_llm(s, lex)
-    extract_backbone(s, lex)
+    implied = extract_names(s)
     extract_dataset(s, lex)
     extract_region(s, lex)
     extract_enums(s, lex)

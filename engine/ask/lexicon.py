@@ -37,6 +37,7 @@ class Lexicon:
     datasets: tuple[Entry, ...]
     enums: dict[str, tuple[Entry, ...]]
     regions: tuple[Entry, ...]
+    families: tuple[Any, ...] = ()
 
 
 ENUM_TABLES = ("precision", "finetune_method", "quantization", "optimizer", "distributed")
@@ -79,7 +80,15 @@ def load_lexicon() -> Lexicon:
         datasets=_entries(raw["datasets"], "name", "datasets"),
         enums={name: _entries(raw[name], "value", name) for name in ENUM_TABLES},
         regions=_entries(raw["regions"], "id", "regions"),
+        families=_families(raw.get("families", [])),
     )
+
+
+def _families(rows: list[dict[str, Any]]) -> tuple[Any, ...]:
+    from gpu_advisor.ask.vocab import Family
+
+    return tuple(Family(str(r["name"]), str(r["kind"]), _compile(r["pattern"], f"families[{i}]"))
+                 for i, r in enumerate(rows))
 
 
 # --- numbers -------------------------------------------------------------------------------------------
@@ -91,7 +100,10 @@ MULTIPLIERS = {"万": 1e4, "w": 1e4, "亿": 1e8, "k": 1e3, "千": 1e3, "m": 1e6,
                "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9}
 
 # A number as people write it: "50,000", "1.5", "两", "二十", "十二", optionally followed by a multiplier.
-NUM = r"(?:\d+(?:,\d{3})+|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)"
+# Bounded repetitions and a look-behind that never starts inside a run of digits or numerals keep every pattern
+# linear in the question (issue 21: "一" x 4000 took 31 s).
+NUM = r"(?:\d{1,15}(?:,\d{3}){1,5}|\d{1,15}(?:\.\d{1,6})?|[零〇一二两三四五六七八九十百千]{1,8})"
+CN_NUMERALS = "零〇一二两三四五六七八九十百千"
 MULT = r"(?:万|亿|千|million|billion|bn|mn|k|w|m)"
 
 

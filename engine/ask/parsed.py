@@ -40,6 +40,13 @@ class Hint(NamedTuple):
     text: Text
 
 
+class Unused(NamedTuple):
+    """Words of the question that set no field, and why."""
+
+    matched: str
+    why: Text
+
+
 class ParsedQuestion(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=False)
 
@@ -49,6 +56,10 @@ class ParsedQuestion(BaseModel):
     understood: list[Understood] = Field(default_factory=list)
     assumed: list[Assumed] = Field(default_factory=list)
     hints: list[Hint] = Field(default_factory=list)
+    unused: list[Unused] = Field(default_factory=list)
+    # model names the knowledge base does not know: (name, kind llm|vision, closest known names)
+    unresolved: list[tuple[str, str, list[str]]] = Field(default_factory=list)
+    other_language: bool = False
 
     def stated(self) -> set[str]:
         """Fields the question itself gave (not assumed)."""
@@ -71,6 +82,13 @@ class Scanner:
         self.fields: dict[str, Any] = {}
         self.understood: list[Understood] = []
         self.hints: list[Hint] = []
+        self.resolved: dict[str, tuple[str, str]] = {}     # field -> (pool, key) of a known name
+        self.unresolved: list[Any] = []                     # vocab.Unresolved: names the knowledge base lacks
+        self.unused: list[Unused] = []
+
+    def note_unused(self, matched: str, en: str, zh: str) -> None:
+        """A stated value that sets no field, and why (shown in what-I-understood; nothing is dropped silently)."""
+        self.unused.append(Unused(matched.strip(), Text(en=en, zh=zh)))
 
     def _free(self, start: int, end: int) -> bool:
         return all(end <= a or start >= b for a, b in self.taken)

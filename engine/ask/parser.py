@@ -15,6 +15,8 @@ from gpu_advisor.ask.keywords import LLM_TASKS, finish_task, run_keywords
 from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, ParsedQuestion, Scanner, Understood
+from gpu_advisor.ask.vocab import pool_for
+from gpu_advisor.models import suggestions
 from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.i18n import Text
 from gpu_advisor.workload import Workload
@@ -24,8 +26,25 @@ DEFAULT_TASK = "image_classification"
 MIXED_WORDS = re.compile(r"混合|mixed|\bamp\b", re.IGNORECASE | re.ASCII)
 
 
+KANA = re.compile(r"[\u3040-\u30ff]")
+HANGUL = re.compile(r"[\uac00-\ud7af]")
+OTHER_SCRIPT = re.compile(r"[\u0400-\u04ff\u0600-\u06ff\u0e00-\u0e7f]")   # Cyrillic, Arabic, Thai
+
+
+def other_language(text: str) -> bool:
+    """Japanese (kana), Korean (hangul) or another script: answered, with a note that zh and en are supported."""
+    sample = text[:2000]
+    return bool(KANA.search(sample) or HANGUL.search(sample) or len(OTHER_SCRIPT.findall(sample)) >= 3)
+
+
+OTHER_LANGUAGE_NOTE = ("gpu-advisor understands Chinese and English; this question was read as far as its Chinese "
+                       "characters, numbers and model names go. 本工具支持中文和英文提问；该问题仅按其中的汉字、数字与"
+                       "模型名理解。")
+
+
 def detect_lang(text: str) -> str:
     """zh when Chinese characters carry the sentence, en otherwise ("训练 Llama" is zh, "... in 杭州" is en)."""
+    text = text[:2000]
     cjk = len(re.findall(r"[\u3400-\u9fff]", text))
     latin_words = len(re.findall(r"[A-Za-z]+", text))
     return "zh" if cjk >= 2 and cjk * 2 > latin_words else "en"
@@ -33,12 +52,20 @@ def detect_lang(text: str) -> str:
 
 def _tidy(s: Scanner) -> None:
     f = s.fields
-    family = f.pop("_llm_family", None)
-    matched = f.pop("_llm_match", "")
-    if family and "model" not in f:
-        size = f.get("params_billion")
-        name = f"{family} {size:g}B" if size else family
-        s.set("model", name, matched, claim=False)
+    f.pop("_llm_family", None)
+    f.pop("_llm_match", None)
+    if dataset := f.pop("_dataset", None):
+        row, matched = dataset
+        if "task" not in f:
+            s.set("task", row["task"], matched, claim=False)
+        for field in ("num_classes", "num_samples"):
+            if field in f:
+                s.note_unused(matched, f"{row['name']}'s {field} ({row[field]:,}) not used: the question states "
+                              f"{f[field]:,}", f"{row['name']} 的 {field}（{row[field]:,}）未使用：问题中给出了 {f[field]:,}")
+            elif field == "num_samples" and f.get("task") in LLM_TASKS + ("nlp_finetune",):
+                continue
+            else:
+                s.set(field, int(row[field]), matched, claim=False)
     global_batch = f.pop("_global_batch", None)
     if global_batch and "batch_size_per_gpu" not in f:
         per_gpu = max(1, global_batch // int(f.get("num_gpus") or 1))
@@ -82,14 +109,19 @@ def parse_question(text: str) -> ParsedQuestion:
     finish_task(s, implied)
     _tidy(s)
     _refuse_unsupported(s)
+    if other_language(text):
+        from gpu_advisor.ask.parsed import Hint
+        s.hints.insert(0, Hint("language", "", Text(en=OTHER_LANGUAGE_NOTE, zh=OTHER_LANGUAGE_NOTE)))
     assumed = _assume(s)
     fields = {k: v for k, v in s.fields.items() if not k.startswith("_")}
     fields["lang"] = lang
     validate_fields(fields)
     order = {name: i for i, name in enumerate(Workload.model_fields)}
     understood = sorted(s.understood, key=lambda u: order.get(u.field, len(order)))
+    unresolved = [(u.text, u.kind, suggestions(u.text, pool_for(u.kind))) for u in s.unresolved]
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
-                          assumed=assumed, hints=s.hints)
+                          assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
+                          other_language=other_language(text))
 
 
 def _refuse_unsupported(s: Scanner) -> None:

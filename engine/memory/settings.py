@@ -8,7 +8,7 @@ from typing import Any
 
 from gpu_advisor.i18n import Note, note
 from gpu_advisor.memory.confignames import parse as parse_config
-from gpu_advisor.models import (BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone,
+from gpu_advisor.models import (looks_like_llm, BackboneSpec, MethodSpec, TransformerSpec, knowledge, norm, resolve_backbone,
                                 resolve_method, resolve_transformer, shape_borrowed_by, unknown)
 from gpu_advisor.workload import Task, Workload
 
@@ -205,7 +205,8 @@ def resolve(w: Workload) -> Resolved:
     vision_hint = w.backbone is not None or w.input_size is not None  # serving a vision model named by its parts
     text = w.task in TEXT_TASKS or (w.task == Task.inference and (
         (w.model is None and not vision_hint) or (w.model is not None and resolve_transformer(w.model))
-        or (w.seq_len is not None and w.input_size is None)))
+        or (w.seq_len is not None and w.input_size is None)
+        or (w.model is not None and not vision_hint and looks_like_llm(w.model))))
     if text:
         r.kind = "transformer"
         _resolve_text(w, r)
