@@ -68,7 +68,8 @@ class ParsedQuestion(BaseModel):
 
 def normalise(text: str) -> str:
     """NFKC (full-width digits and punctuation become ASCII), unify the multiplication sign, squeeze spaces."""
-    text = unicodedata.normalize("NFKC", text)
+    # a full-width comma separates clauses, never thousands ("batch 2，300 个 epoch"): keep it a clause break
+    text = unicodedata.normalize("NFKC", text.replace("，", ", "))
     text = text.replace("×", "x").replace("✕", "x").replace("＊", "*")
     return re.sub(r"\s+", " ", text).strip()
 

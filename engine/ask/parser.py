@@ -100,8 +100,10 @@ def parse_question(text: str) -> ParsedQuestion:
         raise WorkloadError("The question is empty: write what you want to train or serve.",
                             "问题为空：请写出您要训练或部署的内容。", field="question")
     if len(text) > MAX_QUESTION_CHARS:
-        raise WorkloadError(f"The question is longer than {MAX_QUESTION_CHARS} characters; shorten it.",
-                            f"问题超过 {MAX_QUESTION_CHARS} 个字符，请精简。", field="question")
+        raise WorkloadError(f"question: it is {len(text):,} characters, over the limit of {MAX_QUESTION_CHARS:,}; shorten it "
+                            "to the job: the task, the model, the data, the GPUs, the budget and the deadline.",
+                            f"问题：共 {len(text):,} 个字符，超过 {MAX_QUESTION_CHARS:,} 个字符的上限；请精简为作业本身："
+                            "任务、模型、数据、GPU、预算与期限。", field="question")
     lang = detect_lang(text)
     s = Scanner(text)
     implied = run_keywords(s)
@@ -113,6 +115,7 @@ def parse_question(text: str) -> ParsedQuestion:
         from gpu_advisor.ask.parsed import Hint
         s.hints.insert(0, Hint("language", "", Text(en=OTHER_LANGUAGE_NOTE, zh=OTHER_LANGUAGE_NOTE)))
     assumed = _assume(s)
+    _refuse_no_job(s, assumed)
     fields = {k: v for k, v in s.fields.items() if not k.startswith("_")}
     fields["lang"] = lang
     validate_fields(fields)
@@ -122,6 +125,27 @@ def parse_question(text: str) -> ParsedQuestion:
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
                           other_language=other_language(text))
+
+
+def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
+    """A question about a GPU and nothing else ("我只有 H100，可以在阿里云买到吗？") names no job: answering it with the
+    default task's plan would answer another question. Say which GPUs the catalog has instead."""
+    stated = {u.field for u in s.understood}
+    gpu_notes = [h for h in s.hints if h.kind == "gpu_preference"]
+    if not gpu_notes or not any(a.field == "task" for a in assumed) or stated - {"gpu_preference", "region", "num_gpus"}:
+        return
+    from gpu_advisor.catalog import load_catalog
+
+    named = sorted(g.id for g in load_catalog().gpus.values() if g.named_by_alibaba)
+    gpu = gpu_notes[0].matched
+    raise WorkloadError(
+        f"question: it names a GPU ({gpu}) but no job to size. The Alibaba Cloud GPUs in gpu-advisor's catalog are "
+        f"{', '.join(named)}, and 80 GB / 96 GB cards that Alibaba does not name (gn7e, gn8v); ask by memory for those. "
+        "To get a recommendation, say what you want to train or serve (model, data), e.g. 'fine-tune Llama 3.1 8B "
+        f"with LoRA on {gpu}'.",
+        f"问题：只提到了 GPU（{gpu}），没有说明要估算的作业。gpu-advisor 目录中的阿里云 GPU 有 {'、'.join(named)}，以及阿里云"
+        "未公布型号的 80 GB / 96 GB 卡（gn7e、gn8v，可按显存询问）。如需推荐配置，请说明要训练或部署什么（模型、数据），"
+        f"例如“用 {gpu} LoRA 微调 Llama 3.1 8B”。", field="question")
 
 
 def _refuse_unsupported(s: Scanner) -> None:
