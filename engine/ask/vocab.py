@@ -22,8 +22,9 @@ from gpu_advisor.models import knowledge, norm, resolve_backbone, resolve_plain_
 MAX_SPAN = 7            # tokens in one name ("DeepSeek R1 Distill Qwen 32B", "Mask R-CNN R-50-FPN")
 # a token of a name: letters, digits and the joiners names use inside themselves
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.]*(?:/\d+)?")
-# what may sit between two tokens of one name: a space, a hyphen, an underscore (no CJK, no comma)
-JOINER = re.compile(r"[ \-_]{0,2}")
+# what may sit between two tokens of one name: a space, a hyphen, an underscore, a slash (hub ids), or the
+# parentheses, commas and plus signs of the knowledge base's display names ("Faster R-CNN (GN + WS)")
+JOINER = re.compile(r"[ \-_/]{0,2}|\s?[(),+]\s?|\s?\)\s?\(\s?|\s?\+\s?")
 # words after a known name that keep it the same model (hub suffixes of instruct / chat builds)
 VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base"}
 
@@ -82,7 +83,7 @@ def _joined(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 def _tight(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
     """Two tokens of one written word ("Qwen2.5-72B", "R-50-D8"): joined by a hyphen, an underscore or nothing."""
-    return text[a[1]:b[0]] in ("", "-", "_")
+    return text[a[1]:b[0]] in ("", "-", "_", "/")
 
 
 def find_names(text: str) -> list[NameSpan]:
@@ -132,7 +133,7 @@ def _split_method_backbone(text: str, toks: list[tuple[int, int]], i: int, j: in
     """"DeepLabV3+ R-50", "Mask2Former Swin-L": a method and, after a space, its backbone are two names (model and
     backbone), as `recommend --model ... --backbone ...` would take them."""
     for k in range(i + 1, j + 1):
-        if _tight(text, toks[k - 1], toks[k]):
+        if text[toks[k - 1][1]:toks[k][0]].strip(" ") != "" or _tight(text, toks[k - 1], toks[k]):
             continue
         head, tail = text[toks[i][0]:toks[k - 1][1]], text[toks[k][0]:toks[j][1]]
         h, t = _resolve(head), _resolve(tail)
@@ -192,6 +193,12 @@ def find_unresolved(text: str, taken: list[tuple[int, int]]) -> list[Unresolved]
             tail = re.compile(CHUNK_TAIL, re.IGNORECASE | re.ASCII).match(text, m.end())
             end = tail.end() if tail else m.end()
             start = m.start()
+            # the whole written word: "my-llama-3.1-8b-variant", not the "llama-3.1-8b" inside it
+            while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "-_/")):
+                start -= 1
+            while end < len(text) and text[end].isascii() and (text[end].isalnum() or (
+                    text[end] in "-_./" and end + 1 < len(text) and text[end + 1].isascii() and text[end + 1].isalnum())):
+                end += 1
             if any(not (end <= a or start >= b) for a, b in taken):
                 continue
             if any(not (end <= u.start or start >= u.end) for u in out):

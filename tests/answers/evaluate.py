@@ -148,7 +148,7 @@ def numbers_accounted(parsed: Any) -> tuple[bool, str]:
     from gpu_advisor.ask.parsed import normalise
 
     covered = [u.matched for u in parsed.understood] + [h.matched for h in parsed.hints]
-    covered += [u.matched for u in parsed.unused]
+    covered += [u.matched for u in getattr(parsed, "unused", [])]
     covered += [str(parsed.workload_fields.get(k, "")) for k in ("model", "backbone", "gpu_preference")]
     blob = "\n".join(normalise(c) for c in covered)
     missing = [n for n in NUMBER.findall(normalise(parsed.text)) if n not in blob]
