@@ -70,6 +70,8 @@ def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:
 
 def gpu_count_named(s: Scanner, m: re.Match[str]) -> None:
     gpu = m.group("gpu").upper().replace(" ", "")
+    if m.groupdict().get("mem"):
+        gpu = f"{gpu} {m.group('mem').strip(' -').upper()}"
     s.set("num_gpus", _int(m), m)
     _prefer(s, m, gpu, claim=False)
 
@@ -271,12 +273,12 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
     (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),
     # GPU counts with a model: "两张A10", "8x A100", "8卡A100", "A100 x 8", "two A10s"
-    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b", gpu_count_named),
-    (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{1,12})\b", gpu_count_named),
+    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?", gpu_count_named),
+    (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{{1,12}})\b", gpu_count_named),
     # GPU memory and host RAM are notes, not fields
-    (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{1,6}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
-    (lambda: rf"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g)\b", memory_note("gpu_memory")),
-    (lambda: rf"{_gpus_pattern()}\s*-?\s*\d{1,6}\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
+    (lambda: rf"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: rf"{_gpus_pattern()}\s*-?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
     (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g|tb)\b|(?<![\w.])\d{1,6}\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
     (lambda: _gpus_pattern() + r"s?\b", gpu_named),
     # money: per hour first, then totals

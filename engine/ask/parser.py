@@ -116,6 +116,7 @@ def parse_question(text: str) -> ParsedQuestion:
         s.hints.insert(0, Hint("language", "", Text(en=OTHER_LANGUAGE_NOTE, zh=OTHER_LANGUAGE_NOTE)))
     assumed = _assume(s)
     _refuse_no_job(s, assumed)
+    _account_for_numbers(s)
     fields = {k: v for k, v in s.fields.items() if not k.startswith("_")}
     fields["lang"] = lang
     validate_fields(fields)
@@ -127,6 +128,28 @@ def parse_question(text: str) -> ParsedQuestion:
                           other_language=other_language(text))
 
 
+STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:\s*[%kKmMbBwW万亿千]|\s*(?:fps|gb|tb|g\b))?")
+MAX_STRAY = 20
+
+
+def _account_for_numbers(s: Scanner) -> None:
+    """Every number the question writes sets a field, belongs to a name, or is listed as not used with the words
+    around it: nothing is dropped silently (issue 22)."""
+    said = " ".join([u.matched for u in s.understood] + [h.matched for h in s.hints] + [u.matched for u in s.unused]
+                    + [str(v) for k, v in s.fields.items() if k in ("model", "backbone", "gpu_preference")])
+    found = 0
+    for m in STRAY_NUMBER.finditer(s.text):
+        if not s._free(m.start(), m.end()) or m.group(0).strip() in said:
+            continue
+        before = s.text[max(0, m.start() - 10):m.start()]
+        around = (before.split(",")[-1] + s.text[m.start():m.end() + 10].split(",")[0]).strip()
+        s.note_unused(around, "a number not attached to any field: say what it counts (e.g. 'batch 8', '8 GPUs', "
+                      "'300 epochs')", "这个数字没有对应到任何字段：请说明它是什么（如“batch 8”“8 卡”“300 个 epoch”）")
+        found += 1
+        if found >= MAX_STRAY:
+            break
+
+
 def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
     """A question about a GPU and nothing else ("我只有 H100，可以在阿里云买到吗？") names no job: answering it with the
     default task's plan would answer another question. Say which GPUs the catalog has instead."""
@@ -134,10 +157,13 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
     gpu_notes = [h for h in s.hints if h.kind == "gpu_preference"]
     if not gpu_notes or not any(a.field == "task" for a in assumed) or stated - {"gpu_preference", "region", "num_gpus"}:
         return
+    kw = load_lexicon().keywords
+    if any(s.first(kw[k]) for k in ("training", "inference", "pretrain", "finetune")):
+        return   # "训练 ... A100 x 8": a job, if a vague one, answered with the stated assumptions
     from gpu_advisor.catalog import load_catalog
 
     named = sorted(g.id for g in load_catalog().gpus.values() if g.named_by_alibaba)
-    gpu = gpu_notes[0].matched
+    gpu = str(s.fields.get("gpu_preference") or gpu_notes[0].matched)
     raise WorkloadError(
         f"question: it names a GPU ({gpu}) but no job to size. The Alibaba Cloud GPUs in gpu-advisor's catalog are "
         f"{', '.join(named)}, and 80 GB / 96 GB cards that Alibaba does not name (gn7e, gn8v); ask by memory for those. "
