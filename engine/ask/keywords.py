@@ -146,11 +146,14 @@ NO_QUANT = re.compile(r"(?:\bwithout|\bno|\bnot|\bnon|不|无|不做|不用|不�
                       re.IGNORECASE)
 
 
-def negated(s: Scanner, start: int) -> bool:
-    """A negator right before the span, inside its clause ("not LoRA", "不是 LoRA", "(not LoRA)")."""
-    before = s.text[max(0, start - 20):start]
-    parts = CLAUSE_END.split(before)
-    return bool(NEGATOR.search(parts[-1]))
+def negated(s: Scanner, start: int) -> int | None:
+    """Where the negator right before the span starts, inside its clause ("not LoRA", "不是 LoRA", "(not LoRA)");
+    None when the span is not negated."""
+    lo = max(0, start - 20)
+    before = s.text[lo:start]
+    clause = CLAUSE_END.split(before)[-1]
+    m = NEGATOR.search(clause)
+    return None if m is None else start - len(clause) + m.start()
 
 
 def extract_enums(s: Scanner, lex: Lexicon) -> None:
@@ -163,11 +166,11 @@ def extract_enums(s: Scanner, lex: Lexicon) -> None:
         for entry in entries:
             chosen = None
             for m in s.matches(entry.pattern):
-                if negated(s, m.start()):
+                neg = negated(s, m.start())
+                if neg is not None:
                     negated_entries.append((entry, m))
                     s.claim(m)
-                    s.note_unused(s.text[max(0, m.start() - 8):m.end()].split("，")[-1].split(",")[-1],
-                                  f"negated: not {entry.value}", f"否定：不是 {entry.value}")
+                    s.note_unused(s.text[neg:m.end()], f"negated: not {entry.value}", f"否定：不是 {entry.value}")
                     continue
                 chosen = m
                 break
@@ -177,7 +180,7 @@ def extract_enums(s: Scanner, lex: Lexicon) -> None:
         if field == "finetune_method" and field not in s.fields and any(
                 e.value in ("lora", "qlora") for e, _ in negated_entries):
             entry, m = next((e, m) for e, m in negated_entries if e.value in ("lora", "qlora"))
-            s.set(field, "full", s.text[max(0, m.start() - 8):m.end()].strip(" (（"), claim=False)
+            s.set(field, "full", s.text[negated(s, m.start()) or m.start():m.end()], claim=False)
 
 
 def extract_flags(s: Scanner, lex: Lexicon) -> None:
@@ -185,6 +188,9 @@ def extract_flags(s: Scanner, lex: Lexicon) -> None:
     no, yes = s.first(kw["interruptible_no"]), s.first(kw["interruptible_yes"])
     if no:
         s.set("interruptible", False, no)
+    elif yes and (neg := negated(s, yes.start())) is not None:   # "without spot instances", "不用抢占式"
+        s.set("interruptible", False, s.text[neg:yes.end()], claim=False)
+        s.claim(yes)
     elif yes:
         s.set("interruptible", True, yes, claim=False)
     if m := s.first(kw["checkpointing"]):
