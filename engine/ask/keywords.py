@@ -141,6 +141,9 @@ def extract_region(s: Scanner, lex: Lexicon) -> None:
 
 NEGATOR = re.compile(r"(?:\bnot|\bno|\bwithout|\binstead of|\brather than|\bnon|\bnever|\bdon'?t use|不是|不用|不要|无需|不需要|别用|别|非|不做|不走|不采用|不)"
                      r"\s*(?:use|using|with|do|doing|用|使用|做|采用|走|会用)?\s*[-:：]?\s*$", re.IGNORECASE)
+OFFLOAD = re.compile(r"(?:cpu|zero)[\s-]*offload\w*|\boffload(?:ing)?\b(?!\s*activations?)|卸载到\s*(?:cpu|内存)|offload\s*到\s*(?:cpu|内存)",
+                     re.IGNORECASE)
+ACT_OFFLOAD = re.compile(r"activation[\s_-]*offload\w*|offload(?:ing)?\s*(?:the\s*)?activations?|激活\s*(?:值)?\s*卸载", re.IGNORECASE)
 CLAUSE_END = re.compile(r"[,，。;；!?！？()（）]")
 NO_QUANT = re.compile(r"(?:\bwithout|\bno|\bnot|\bnon|不|无|不做|不用|不要)\s*(?:any\s*)?(?:weight\s*)?(?:quantization|quantized|quantizing|量化)",
                       re.IGNORECASE)
@@ -193,6 +196,13 @@ def extract_flags(s: Scanner, lex: Lexicon) -> None:
         s.claim(yes)
     elif yes:
         s.set("interruptible", True, yes, claim=False)
+    offloads = [m for m in s.matches(OFFLOAD) if not re.search(r"(?:activation|激活)[\s_-]*$", s.text[:m.start()], re.I)]
+    if offloads:
+        m = offloads[0]
+        neg = negated(s, m.start())
+        s.set("cpu_offload", neg is None, m if neg is None else s.text[neg:m.end()], claim=False)
+    if m := s.first(ACT_OFFLOAD):
+        s.set("activation_offloading", True, m, claim=False)
     if m := s.first(kw["checkpointing"]):
         s.set("gradient_checkpointing", True, m, claim=False)
     if m := s.first(kw["heavy_aug"]):

@@ -297,20 +297,20 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{CUR1}\s*{NM}\s*{CUR}(?!\s*(?:/|每|per))", money("budget_total")),
     (lambda: rf"(?P<cur1>¥|\$|￥)\s*{NM}", money("budget_total")),
     # deadline: "3天内", "48小时内", "within 48 hours", "一周之内", "deadline 2 days"
-    (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:之内|以内|内|完成|跑完|训完|训练完)", deadline),
+    (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:能|可以|能否|可否|要|需要)?\s*(?:之内|以内|内|完成|跑完|训完|训练完|搞定)", deadline),
     (lambda: rf"(?:within|in|under|by|less than|deadline(?: of)?:?|期限)\s*(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])", deadline),
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
     (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
-    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|序列长度|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
+    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context)", seq_len),
     # resolution
     (lambda: r"(?<![\w.])(?P<a>\d{2,5})\s*(?:x|\*|by|乘)\s*(?P<b>\d{2,5})(?![\w.])", resolution_pair),
     (lambda: r"(?<![\w.])(?P<res>[248])\s*(?P<k>k)\b(?!\s*(?:张|条|个|样本|steps?|iters?|tokens?|context|上下文|元|块))", resolution_named),
     (lambda: r"(?<![\w.])(?P<res>720|1080|1440|2160)\s*p\b", resolution_named),
     (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),
-    (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?)(?![a-z])", resolution_square),
+    (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?|的分辨率|分辨率|resolution)(?![a-z])", resolution_square),
     # parameters: "70亿参数", "350M parameters", "7B"
     (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),
     (lambda: rf"{N}\s*(?P<unit>b|billion)\b(?!\s*tokens?)", params),
@@ -320,6 +320,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?:global|total|总)\s*(?:batch[\s_-]*size|batch|bs|批大小)\s*(?:为|是|=|:|of)?\s*(?P<num>\d{1,12})", global_batch),
     (lambda: r"(?:batch[\s_-]*size|batch|\bbs|批大小|批量大小|批次大小|批量|批次)\s*(?:per gpu|每卡|每张卡)?\s*(?:为|是|设为|设置为|=|:|of)?\s*(?P<num>\d{1,12})", int_field("batch_size_per_gpu")),
     (lambda: r"(?:并发|concurrency|concurrent requests|concurrent users|并发数|同时请求|同时在线)\s*(?:用户)?\s*(?:为|是|=|:|of|达到|约)?\s*(?P<num>\d{1,12})", concurrent_users),
+    (lambda: rf"(?:\bfor|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
     (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # GPUs without a model name

@@ -109,6 +109,13 @@ def find_names(text: str) -> list[NameSpan]:
                 continue
             surface = text[toks[i][0]:toks[j][1]]
             hit = _resolve(surface)
+            if hit is None and j > i:
+                # "Mistral-7B-Instruct-v0.3": the hub's build suffix inside a name the registry spells without it;
+                # the model field gets the registry's spelling, so that `estimate` resolves it too
+                kept = [text[a:b] for a, b in toks[i:j + 1] if text[a:b].lower() not in VARIANT_WORDS]
+                if 0 < len(kept) < j - i + 1:
+                    hit = _resolve("-".join(kept))
+                    surface = "-".join(kept) if hit else surface
             if hit is not None:
                 found = (j, surface, hit)
                 break
