@@ -222,6 +222,22 @@ def gpus_nodes(s: Scanner, m: re.Match[str]) -> None:
             _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=False)
 
 
+def nodes_total(s: Scanner, m: re.Match[str]) -> None:
+    """"两机十六卡" / "单机八卡": nodes and the total GPUs."""
+    nodes = 1 if m.group("nodes") == "单" else (EN_NUMBERS.get(m.group("nodes").lower()) or to_number(m.group("nodes")))
+    total = EN_NUMBERS.get(m.group("total").lower()) or to_number(m.group("total"))
+    if nodes and total:
+        s.set("num_nodes", int(nodes), m, claim=False)
+        s.set("num_gpus", int(total), m)
+
+
+def throughput(s: Scanner, m: re.Match[str]) -> None:
+    s.claim(m)
+    s.note_unused(m.group(0), "a token-throughput target: gpu-advisor sizes the memory of a replica and does not turn "
+                  "tokens per second into replicas; measure one replica's tokens/s under load",
+                  "token 吞吐目标：gpu-advisor 估算单个副本的显存，不把每秒 token 数换算成副本数；请压测单副本的吞吐")
+
+
 def nodes_only(s: Scanner, m: re.Match[str]) -> None:
     nodes = EN_NUMBERS.get((m.group("nodes") or "").lower()) or to_number(m.group("nodes"))
     if nodes:
@@ -278,6 +294,11 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
     (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()})", gpus_nodes),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
+    (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
+    (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
+    (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?|\btp)\s*(?:=|:|size|degree|of)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
+    (lambda: rf"{NM}\s*tokens?\s*(?:/\s*(?:s|sec|秒)\b|per\s+second|每秒)", throughput),
+    (lambda: rf"(?:吞吐|throughput)\s*(?:量)?\s*(?:为|是|of|约|大概)?\s*{NM}\s*(?:tokens?)?\s*(?:/\s*(?:s|秒)|per\s+second)?", throughput),
     (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),
     # GPU counts with a model: "两张A10", "8x A100", "8卡A100", "A100 x 8", "two A10s"
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?", gpu_count_named),
@@ -357,7 +378,8 @@ def run_numeric(s: Scanner) -> None:
     from gpu_advisor.ask.lexicon import FLAGS
 
     if not _COMPILED:
-        _COMPILED.extend((re.compile(build(), FLAGS), handler) for build, handler in EXTRACTORS)
+        compiled = [(re.compile(build(), FLAGS), handler) for build, handler in EXTRACTORS]  # all or nothing
+        _COMPILED.extend(compiled)
     for regex, handler in _COMPILED:
         for m in list(s.matches(regex)):
             if s._free(m.start(), m.end()):

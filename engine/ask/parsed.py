@@ -129,9 +129,13 @@ class Scanner:
         """Record a field unless it is already known (the first statement wins). Returns True if set."""
         if isinstance(m, re.Match) and claim:
             self.claim(m)
-        if name in self.fields:
-            return False
         matched = m.group(0).strip() if isinstance(m, re.Match) else m
+        if name in self.fields:
+            if self.fields[name] != value and not name.startswith("_") and isinstance(m, re.Match) and claim:
+                first = next((u.matched for u in self.understood if u.field == name), "")
+                self.note_unused(matched, f"{name} was already read as {self.fields[name]!r} from '{first}'; the first "
+                                 "statement is used", f"{name} 已按“{first}”读作 {self.fields[name]!r}；以第一次的说法为准")
+            return False
         self.fields[name] = value
         self.understood.append(Understood(name, value, matched))
         return True
