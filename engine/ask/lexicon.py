@@ -29,12 +29,8 @@ class Entry:
 class Lexicon:
     tasks: tuple[Entry, ...]
     keywords: dict[str, re.Pattern[str]]
-    models: tuple[Entry, ...]
-    llm_families: tuple[Entry, ...]
     unsupported: tuple[Entry, ...]
-    backbones: tuple[Entry, ...]
     gpus: re.Pattern[str]
-    datasets: tuple[Entry, ...]
     enums: dict[str, tuple[Entry, ...]]
     regions: tuple[Entry, ...]
     families: tuple[Any, ...] = ()
@@ -72,16 +68,22 @@ def load_lexicon() -> Lexicon:
     return Lexicon(
         tasks=_entries(raw["tasks"], "task", "tasks"),
         keywords=keywords,
-        models=_entries(raw["models"], "name", "models"),
-        llm_families=_entries(raw["llm_families"], "name", "llm_families"),
         unsupported=_entries(raw["unsupported"], "name", "unsupported"),
-        backbones=_entries(raw["backbones"], "name", "backbones"),
-        gpus=_compile(raw["gpus"], "gpus"),
-        datasets=_entries(raw["datasets"], "name", "datasets"),
+        gpus=_compile(_gpu_pattern(raw.get("gpus_not_in_catalog", [])), "gpus"),
         enums={name: _entries(raw[name], "value", name) for name in ENUM_TABLES},
         regions=_entries(raw["regions"], "id", "regions"),
         families=_families(raw.get("families", [])),
     )
+
+
+def _gpu_pattern(others: list[str]) -> str:
+    """GPU names: the catalog's named GPUs ("A100-40GB" is written "A100") and the names people use for cards the
+    catalog does not list by name; longest first."""
+    from gpu_advisor.catalog import load_catalog
+
+    named = {re.escape(g.id.split("-")[0].lower()) for g in load_catalog().gpus.values() if g.named_by_alibaba}
+    alternatives = sorted(named | set(others), key=len, reverse=True)
+    return rf"(?<![a-wyz\d])(?P<gpu>{'|'.join(alternatives)})(?!\d)"
 
 
 def _families(rows: list[dict[str, Any]]) -> tuple[Any, ...]:
