@@ -102,3 +102,11 @@ def test_a_terminal_takes_a_parameter_count() -> None:
 def test_a_terminal_refuses_at_end_of_input(capsys: pytest.CaptureFixture[str]) -> None:
     code, _ = _run("微调 Llama 需要什么显卡？", stdin=TTYStringIO(""))
     assert code == 2
+
+
+def test_the_ruled_out_section_the_findings_refer_to_is_printed() -> None:
+    """Starting case 20: a finding says 'reasons under "被排除的 GPU"'; the terminal answer prints that section."""
+    code, out = _run("训练一个 UNet，图片 4096×4096，batch 2，FP16，显存够不够 A10？", "--no-input")
+    assert code == 0
+    if "原因见“被排除的 GPU”" in out:
+        assert "\n被排除的 GPU\n" in out and "NVIDIA A10 24 GB：" in out

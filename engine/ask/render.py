@@ -179,6 +179,18 @@ def alternatives_block(rec: Any, lang: str, style: Style) -> list[str]:
     return [style(ui("alternatives", lang), "bold"), table(headers, rows, style, max_col=60)]
 
 
+def rejected_block(rec: Any, lang: str, style: Style) -> list[str]:
+    """The GPUs ruled out and why: the answer's findings refer to this section by name."""
+    rejected = _get(rec, "rejected") or []
+    if not rejected:
+        return []
+    from gpu_advisor.i18n import messages
+
+    label = messages().get("rejected") or {}
+    title = label.get(lang) or ("被排除的 GPU" if lang == "zh" else "GPUs ruled out")
+    return [style(title, "bold"), *(f"  - {r.get(lang)}" for r in rejected)]
+
+
 def notes_block(rec: Any, lang: str, style: Style) -> list[str]:
     out = []
     for note in _get(rec, "assumptions") or []:
@@ -193,7 +205,7 @@ def render_terminal(parsed: ParsedQuestion, rec: Any, lang: str, color: bool = F
     blocks = [understood_block(parsed, lang, style) if header else [],
               instance_block(rec, lang, style), memory_block(rec, lang, style),
               numbered_lines(rec, lang, style), cost_block(rec, lang, style), alternatives_block(rec, lang, style),
-              notes_block(rec, lang, style)]
+              rejected_block(rec, lang, style), notes_block(rec, lang, style)]
     return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
 
 
