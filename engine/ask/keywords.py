@@ -9,7 +9,7 @@ from typing import Any
 
 from gpu_advisor.ask.lexicon import FLAGS, Entry, Lexicon, load_lexicon
 from gpu_advisor.ask.parsed import Scanner
-from gpu_advisor.ask.vocab import find_names, find_unresolved
+from gpu_advisor.ask.vocab import QUANT_WORDS, find_names, find_unresolved
 from gpu_advisor.models import knowledge
 
 LLM_TASKS = ("llm_finetune", "llm_pretrain")
@@ -43,6 +43,10 @@ def _variant(entry: Entry, m: re.Match[str]) -> str:
 
 
 PANOPTIC_METHODS = ("mask2former", "maskformer")
+VISION_TASKS = ("semantic_segmentation", "instance_segmentation", "panoptic_segmentation", "object_detection",
+                "image_classification")
+PEFT_OTHER = re.compile(r"p[\s-]*tuning(?:\s*v2)?|prefix[\s-]*tuning|prompt[\s-]*tuning|\bia3\b|adapter[\s-]*tuning",
+                        re.IGNORECASE)
 
 
 def implied_task(pool: str, key: str) -> str | None:
@@ -77,6 +81,12 @@ def extract_names(s: Scanner) -> str | None:
             continue
         s.set(field, span.text, span.text)
         s.resolved[field] = (span.pool, span.key)
+        written = s.text[span.start:span.end]
+        for word in re.findall(r"[A-Za-z0-9]+", written.lower()):
+            if word in QUANT_WORDS:
+                s.set("quantization", QUANT_WORDS[word], written, claim=False)
+            elif word == "fp8":
+                s.set("precision", "fp8", written, claim=False)
         if field == "model":
             implied = implied or implied_task(span.pool, span.key)
         elif "model" not in s.fields:
@@ -186,6 +196,16 @@ def extract_enums(s: Scanner, lex: Lexicon) -> None:
             s.set(field, "full", s.text[negated(s, m.start()) or m.start():m.end()], claim=False)
 
 
+def extract_peft_other(s: Scanner) -> None:
+    if m := s.first(PEFT_OTHER):
+        s.claim(m)
+        s.note_unused(m.group(0), "a parameter-efficient method gpu-advisor has no memory model for (it trains a small "
+                      "set of prompt / adapter weights on frozen weights, like LoRA); the estimate uses the stated or "
+                      "default fine-tune method: ask again with LoRA for a close figure",
+                      "gpu-advisor 没有该参数高效方法的显存模型（与 LoRA 类似，只在冻结权重上训练少量提示 / 适配器参数）；"
+                      "估算按问题中给出的或默认的微调方法：如需接近的数字，请按 LoRA 再问一次")
+
+
 def extract_flags(s: Scanner, lex: Lexicon) -> None:
     kw = lex.keywords
     no, yes = s.first(kw["interruptible_no"]), s.first(kw["interruptible_yes"])
@@ -215,6 +235,11 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     """Task from explicit words, else from the model / LLM family / size; inference wins unless training is said."""
     kw = lex.keywords
     explicit = _earliest_task(s, lex)
+    if explicit and implied in ("nlp_finetune", "llm") and explicit[0] in VISION_TASKS:
+        # "BERT 中文分类模型": the named text model is more specific than a generic task word
+        s.note_unused(explicit[1].group(0), f"read as the task of the named model ({implied}), not {explicit[0]}",
+                      f"按所述模型的任务（{implied}）理解，而不是 {explicit[0]}")
+        explicit = None
     task, m = explicit if explicit else (implied, None)
     if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1):
         task = "llm"
@@ -258,6 +283,7 @@ def run_keywords(s: Scanner) -> str | None:
     implied = extract_names(s)
     extract_dataset(s, lex)
     extract_region(s, lex)
+    extract_peft_other(s)
     extract_enums(s, lex)
     extract_flags(s, lex)
     return implied

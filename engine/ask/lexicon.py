@@ -36,7 +36,7 @@ class Lexicon:
     families: tuple[Any, ...] = ()
 
 
-ENUM_TABLES = ("precision", "finetune_method", "quantization", "optimizer", "distributed")
+ENUM_TABLES = ("precision", "finetune_method", "quantization", "optimizer", "framework", "distributed")
 
 
 def _compile(pattern: str, where: str) -> re.Pattern[str]:

@@ -141,8 +141,11 @@ def _account_for_numbers(s: Scanner) -> None:
     for m in STRAY_NUMBER.finditer(s.text):
         if not s._free(m.start(), m.end()) or m.group(0).strip() in said:
             continue
-        before = s.text[max(0, m.start() - 10):m.start()]
-        around = (before.split(",")[-1] + s.text[m.start():m.end() + 10].split(",")[0]).strip()
+        before = s.text[max(0, m.start() - 16):m.start()].split(",")[-1]
+        before = before[before.find(" ") + 1:] if " " in before.strip() and before[0].isascii() else before
+        after = s.text[m.end():m.end() + 12].split(",")[0]
+        after = after[:after.rfind(" ")] if " " in after.strip() and after[-1:].isascii() else after
+        around = (before + s.text[m.start():m.end()] + after).strip()
         s.note_unused(around, "a number not attached to any field: say what it counts (e.g. 'batch 8', '8 GPUs', "
                       "'300 epochs')", "这个数字没有对应到任何字段：请说明它是什么（如“batch 8”“8 卡”“300 个 epoch”）")
         found += 1

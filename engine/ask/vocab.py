@@ -26,7 +26,9 @@ TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.]*(?:/\d+)?")
 # parentheses, commas and plus signs of the knowledge base's display names ("Faster R-CNN (GN + WS)")
 JOINER = re.compile(r"[ \-_/]{0,2}|\s?[(),+]\s?|\s?\)\s?\(\s?|\s?\+\s?")
 # words after a known name that keep it the same model (hub suffixes of instruct / chat builds)
-VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base"}
+VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base", "awq", "gptq", "int4", "int8", "fp8", "gguf"}
+# hub suffixes of quantized builds of the same model: they also state the weight quantization
+QUANT_WORDS = {"awq": "int4", "gptq": "int4", "int4": "int4", "int8": "int8"}
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ LLM_SIZE = re.compile(r"(?<![a-z])\d+(?:\.\d+)?\s*[bt]\b|\d+\s*x\s*\d+(?:\.\d+)?
 def find_unresolved(text: str, taken: list[tuple[int, int]]) -> list[Unresolved]:
     """Model-family chunks outside the known names' spans: names the knowledge base does not know."""
     out: list[Unresolved] = []
-    for fam in families():
+    for fam in sorted(families(), key=lambda f: f.kind != "none"):
         for m in fam.pattern.finditer(text):
             tail = re.compile(CHUNK_TAIL, re.IGNORECASE | re.ASCII).match(text, m.end())
             end = tail.end() if tail else m.end()
@@ -211,9 +213,12 @@ def find_unresolved(text: str, taken: list[tuple[int, int]]) -> list[Unresolved]
             if any(not (end <= u.start or start >= u.end) for u in out):
                 continue
             surface = text[start:end].strip(" -_/")
+            if fam.kind == "none":   # a tool named after a model family ("LLaMA-Factory"): claimed, not a model
+                out.append(Unresolved(start, start + len(surface), surface, "none"))
+                continue
             kind = "llm" if fam.kind == "llm" or LLM_SIZE.search(surface) else fam.kind
             out.append(Unresolved(start, start + len(surface), surface, kind))
-    return sorted(out, key=lambda u: u.start)
+    return sorted((u for u in out if u.kind != "none"), key=lambda u: u.start)
 
 
 def pool_for(kind: str) -> str:

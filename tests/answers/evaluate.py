@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 CASES_FILE = Path(__file__).with_name("cases.yaml")
-UNDERSTOOD = ("fields", "model", "numbers", "refuse", "hint", "llm_profile")
+UNDERSTOOD = ("fields", "model", "numbers", "refuse", "hint", "hint_unused", "llm_profile")
 SIZED = ("plan_gib", "gpu_gib", "total_gib", "holds", "rdma", "min_gpus", "cpu_only", "replicas")
 PRICED = ("priced",)
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -132,6 +132,9 @@ def _understood(res: Result, parsed: Any, rec: Any) -> None:
     if "hint" in case:
         kinds = [h.kind for h in parsed.hints]
         res.checks["hint"] = (case["hint"] in kinds, f"hints {kinds}")
+    if "hint_unused" in case:
+        said = [u.matched for u in parsed.unused]
+        res.checks["hint_unused"] = (case["hint_unused"] in said, f"not-used entries {said}")
     res.checks["numbers"] = numbers_accounted(parsed)
 
 
