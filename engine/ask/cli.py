@@ -41,8 +41,10 @@ def run_ask(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextI
         return _answer(args, parsed, lang, stdin, stdout)
     except WorkloadError as exc:
         field = f" [{exc.field}]" if exc.field else ""
-        hint = f" ({', '.join(exc.suggestions[:5])})" if exc.suggestions else ""
-        print(f"gpu-advisor ask{field}: {exc.message(lang)}{hint}", file=sys.stderr)
+        message = exc.message(lang)
+        hint = (f" ({', '.join(exc.suggestions[:5])})" if exc.suggestions
+                and not all(x in message for x in exc.suggestions[:5]) else "")
+        print(f"gpu-advisor ask{field}: {message}{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("", file=sys.stderr)

@@ -16,7 +16,7 @@ from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, ParsedQuestion, Scanner, Understood
 from gpu_advisor.ask.vocab import pool_for
-from gpu_advisor.models import suggestions
+from gpu_advisor.models import knowledge, norm
 from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.i18n import Text
 from gpu_advisor.workload import Workload
@@ -122,13 +122,13 @@ def parse_question(text: str) -> ParsedQuestion:
     validate_fields(fields)
     order = {name: i for i, name in enumerate(Workload.model_fields)}
     understood = sorted(s.understood, key=lambda u: order.get(u.field, len(order)))
-    unresolved = [(u.text, u.kind, suggestions(u.text, pool_for(u.kind))) for u in s.unresolved]
+    unresolved = [(u.text, u.kind, closest_models(u.text, pool_for(u.kind))) for u in s.unresolved]
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
                           other_language=other_language(text))
 
 
-STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:\s*[%kKmMbBwW万亿千]|\s*(?:fps|gb|tb|g\b))?")
+STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:e-?\d{1,3})?(?:\s*[%kKmMbBwW万亿千]|\s*(?:fps|gb|tb|g\b))?")
 MAX_STRAY = 20
 
 
@@ -146,11 +146,39 @@ def _account_for_numbers(s: Scanner) -> None:
         after = s.text[m.end():m.end() + 12].split(",")[0]
         after = after[:after.rfind(" ")] if " " in after.strip() and after[-1:].isascii() else after
         around = (before + s.text[m.start():m.end()] + after).strip()
+        if any(u.matched == around for u in s.unused):
+            continue
         s.note_unused(around, "a number not attached to any field: say what it counts (e.g. 'batch 8', '8 GPUs', "
                       "'300 epochs')", "这个数字没有对应到任何字段：请说明它是什么（如“batch 8”“8 卡”“300 个 epoch”）")
         found += 1
         if found >= MAX_STRAY:
             break
+
+
+def closest_models(name: str, pool: str, n: int = 5) -> list[str]:
+    """Up to n distinct known models close to name, by their display names ("Mistral 7B", not five of its aliases)."""
+    import difflib
+
+    kb = knowledge()
+    specs: dict[str, Any] = {"methods": kb.methods, "backbones": kb.backbones, "transformers": kb.transformers}[pool]
+    labels: dict[str, str] = {}
+    for spec in specs.values():
+        for alias in (spec.display, *spec.aliases):
+            labels.setdefault(norm(alias), spec.display)
+        for other in getattr(spec, "same_shape", ()):   # "DeepSeek-R1-Distill-Qwen-32B", not its base's display
+            labels[norm(other)] = other
+    folded = norm(name)
+    out: list[str] = []
+    for hit in difflib.get_close_matches(folded, list(labels), n=40, cutoff=0.5):
+        if labels[hit] not in out:
+            out.append(labels[hit])
+    # a family prefix ("llama", "deepseek") with no close spelling: the models whose names start with it
+    head = re.match(r"[a-z]+", folded)
+    if len(out) < n and head and len(head.group(0)) >= 3:
+        for fold, label in labels.items():
+            if fold.startswith(head.group(0)) and label not in out:
+                out.append(label)
+    return out[:n]
 
 
 def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
