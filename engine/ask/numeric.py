@@ -15,8 +15,9 @@ from gpu_advisor.ask.parsed import Scanner
 N = rf"(?<![\w.{CN_NUMERALS}])(?P<num>{NUM})(?![\d{CN_NUMERALS}])"            # a number that does not continue a word ("a100" is not 100)
 NM = rf"{N}\s*(?P<mult>{MULT})?"
 EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "three": 3, "four": 4,
-              "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "sixteen": 16}
-EN_N = r"(?P<word>a|an|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|sixteen)"
+              "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "sixteen": 16,
+              "twenty": 20, "thirty": 30, "fifty": 50, "hundred": 100}
+EN_N = r"(?P<word>a|an|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|twenty|thirty|fifty|hundred)"
 CUR = r"(?P<cur>元|块钱|块|rmb|cny|yuan|人民币|usd|美元|美金|dollars?)"
 CUR1 = r"(?P<cur1>¥|\$|￥)?"
 USD_TO_CNY = 7.2
@@ -324,7 +325,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
     (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
-    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
+    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context)", seq_len),
     # resolution
     (lambda: r"(?<![\w.])(?P<a>\d{2,5})\s*(?:x|\*|by|乘)\s*(?P<b>\d{2,5})(?![\w.])", resolution_pair),
@@ -357,7 +358,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents)\b", int_field("num_samples")),
     (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
     # epochs, classes, LoRA rank, workers, PyTorch, months
-    (lambda: rf"{N}\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),
+    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),
     (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12}(?:\.\d{1,6})?)", float_field("epochs")),
     (lambda: rf"{N}\s*(?:个)?\s*(?:类别|类|classes|categories)", int_field("num_classes")),
     (lambda: r"(?:类别数|num[_\s]classes)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12})", int_field("num_classes")),
