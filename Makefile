@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench bench-memory bench-speed bench-instructions docs check-docs tool-schemas lint clean
+.PHONY: demo test bench bench-memory bench-speed bench-instructions bench-answers docs check-docs tool-schemas lint clean
 
 $(STAMP): pyproject.toml tools/pick_python.sh
 	@test -n "$(PYTHON)" || { echo "gpu-advisor needs CPython 3.11 or 3.12 with venv and its headers (durable-rules does not import on 3.13; on Debian: apt install python3-venv python3-dev)"; exit 1; }
@@ -44,6 +44,11 @@ bench-memory: $(STAMP)
 
 bench: bench-memory
 	$(BIN)/python bench/run_all.py
+
+# the end-to-end evaluation set (tests/answers/cases.yaml) by category: understood / sized / priced sensibly, and the
+# question parser's ms per 1,000 characters
+bench-answers: $(STAMP)
+	$(BIN)/python bench/answers.py
 
 # instructions per answer under valgrind: figures that do not drift with the VM's speed (about 13 minutes)
 bench-instructions: $(STAMP)

@@ -42,8 +42,10 @@ def run_ask(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextI
         return _answer(args, parsed, lang, stdin, stdout)
     except WorkloadError as exc:
         field = f" [{exc.field}]" if exc.field else ""
-        hint = f" ({', '.join(exc.suggestions[:5])})" if exc.suggestions else ""
-        print(f"gpu-advisor ask{field}: {exc.message(lang)}{hint}", file=sys.stderr)
+        message = exc.message(lang)
+        hint = (f" ({', '.join(exc.suggestions[:5])})" if exc.suggestions
+                and not all(x in message for x in exc.suggestions[:5]) else "")
+        print(f"gpu-advisor ask{field}: {message}{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("", file=sys.stderr)
@@ -65,6 +67,11 @@ def _answer(args: argparse.Namespace, parsed: Any, lang: str, stdin: TextIO, std
         return api.recommend_fields(parsed, fields, lang_)
 
     session = Session(stdin, stdout, lang, color, recommend)
+    refusal = api.unresolved_error(parsed, {**parsed.workload_fields, "lang": lang})
+    if refusal is not None:
+        if not interactive:
+            raise refusal
+        parsed = _ask_for_model(session, parsed, refusal, lang)
     if interactive:
         session.say(render_terminal_header(parsed, lang, color))
     answers = session.follow_up(parsed) if interactive else {}
@@ -81,6 +88,40 @@ def _answer(args: argparse.Namespace, parsed: Any, lang: str, stdin: TextIO, std
     if interactive:
         session.how_loop(rec, ui("how_hint", lang))
     return 0
+
+
+def _ask_for_model(session: Session, parsed: Any, refusal: Any, lang: str) -> Any:
+    """In a terminal, a model name the knowledge base does not know is asked about, never replaced: pick a known
+    model (a letter or a name) or give the parameter count in billions. End of input refuses."""
+    name = parsed.workload_fields.get("model")
+    close = list(refusal.suggestions)
+    session.say(refusal.message(lang))
+    for k, option in enumerate(close):
+        session.say(f"   {chr(ord('a') + k)}) {option}")
+    prompt = ("输入字母或模型名，或参数量（十亿，如 47）：" if lang == "zh"
+              else "A letter or a model name, or the parameter count in billions (e.g. 47): ")
+    while True:
+        line = session.read(prompt)
+        if line is None or line == "":
+            raise refusal
+        fields = dict(parsed.workload_fields)
+        if len(line) == 1 and "a" <= line.lower() < chr(ord("a") + len(close)):
+            fields["model"] = close[ord(line.lower()) - ord("a")]
+        elif _is_number(line):
+            fields["params_billion"] = float(line)
+        else:
+            fields["model"] = line.strip()
+        updated = parse_question(parsed.text).model_copy(update={"workload_fields": fields, "unresolved": [
+            u for u in parsed.unresolved if u[0] != name or "params_billion" not in fields and fields.get("model") == name]})
+        if api.unresolved_error(updated, fields) is None:
+            return updated
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return 0 < float(text) <= 2000
+    except ValueError:
+        return False
 
 
 def render_terminal_header(parsed: Any, lang: str, color: bool) -> str:

@@ -21,6 +21,8 @@ def understood_block(parsed: ParsedQuestion, lang: str, style: Style) -> list[st
                    f"{fmt_value(a.value, lang)} — {a.reason.get(lang)}")
     for h in parsed.hints:
         out.append(f"  {style(ui('notes', lang), 'dim')}: {h.text.get(lang)}")
+    for u in parsed.unused:
+        out.append(f"  {style(ui('unused', lang), 'yellow')}: “{u.matched}” — {u.why.get(lang)}")
     return out
 
 
@@ -118,6 +120,18 @@ def alternatives_block(rec: Any, lang: str, style: Style) -> list[str]:
     return [style(ui("alternatives", lang), "bold"), table(headers, rows, style, max_col=60)]
 
 
+def rejected_block(rec: Any, lang: str, style: Style) -> list[str]:
+    """The GPUs ruled out and why: the answer's findings refer to this section by name."""
+    rejected = value_of(rec, "rejected") or []
+    if not rejected:
+        return []
+    from gpu_advisor.util.i18n import messages
+
+    label = messages().get("rejected") or {}
+    title = label.get(lang) or ("被排除的 GPU" if lang == "zh" else "GPUs ruled out")
+    return [style(title, "bold"), *(f"  - {r.get(lang)}" for r in rejected)]
+
+
 def notes_block(rec: Any, lang: str, style: Style) -> list[str]:
     out = []
     for note in value_of(rec, "assumptions") or []:
@@ -127,12 +141,17 @@ def notes_block(rec: Any, lang: str, style: Style) -> list[str]:
     return out
 
 
+def lead_block(rec: Any, lang: str, style: Style) -> list[str]:
+    """What the answer must say first (a tight card, a default that decides the answer, a deadline), before the table."""
+    return [f"{style('!', 'yellow')} {style(line.get(lang), 'bold')}" for line in value_of(rec, "lead") or []]
+
+
 def render_terminal(parsed: ParsedQuestion, rec: Any, lang: str, color: bool = False, header: bool = True) -> str:
     style = Style(color)
-    blocks = [understood_block(parsed, lang, style) if header else [],
+    blocks = [understood_block(parsed, lang, style) if header else [], lead_block(rec, lang, style),
               instance_block(rec, lang, style), memory_block(rec, lang, style),
               numbered_lines(rec, lang, style), cost_block(rec, lang, style), alternatives_block(rec, lang, style),
-              notes_block(rec, lang, style)]
+              rejected_block(rec, lang, style), notes_block(rec, lang, style)]
     return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
 
 

@@ -189,6 +189,8 @@ class Workload(BaseModel):
     num_nodes: Annotated[int, Field(ge=1, le=MAX_NODES)] | None = Field(
         None, description="Number of machines (instances) the job runs on, e.g. 2 for 'two machines with 8 GPUs each' "
         "(then num_gpus is 16). Several machines are connected over RDMA. Default: as few as hold the job.")
+    concurrent_users: Annotated[int, Field(ge=1, le=10_000_000)] | None = Field(
+        None, description="Serving load: users or requests in flight at once. Default: not stated.")
     precision: Precision | None = Field(None, description="Numeric precision: fp32, fp16_amp, bf16_amp, bf16 (pure) or fp8. Default: fp32 for CNN training, bf16 for LLMs.")
     optimizer: Optimizer | None = Field(None, description="Optimizer: sgd, sgd_momentum, adam, adamw, adamw_8bit, adafactor or lion. Default: sgd_momentum for CNNs, adamw for transformers.")
     gradient_checkpointing: bool | None = Field(None, description="Activation (gradient) checkpointing on? Default: off for CV, on for LLM fine-tuning.")

@@ -21,8 +21,7 @@ SECTIONS = ("memory", "cost", "plan", "assumptions", "rules", "trace", "scenario
 Detail = Literal["brief", "full"]
 Section = Literal["memory", "cost", "plan", "assumptions", "rules", "trace", "scenarios", "workload"]
 DETAIL_DESCRIPTION = "brief (default): the decision and its reasons. full: the whole answer (large)."
-SECTIONS_DESCRIPTION = ("Parts of the full answer to add to the brief one: memory (per-GPU breakdown), cost (per "
-                        "option), plan (all options), assumptions (all), rules (all advice), trace, scenarios, workload.")
+SECTIONS_DESCRIPTION = "Parts of the full answer to add: memory breakdown, cost per option, plan (all options), etc."
 
 
 class AnswerOptions(BaseModel):
@@ -124,8 +123,6 @@ DESCRIPTIONS = {
     "activation_offloading": "Activations offloaded to CPU memory during the forward (torchtune, Unsloth)? Default: no.",
     "cpu_offload": "Model states kept in CPU memory (FSDP CPUOffload, DeepSpeed offload)? Default: no.",
     "framework": "Training code (changes what QLoRA keeps in memory). Default: transformers for LLMs.",
-    "num_samples": "Training samples (images, or sequences of seq_len tokens). Default: from dataset_size_gb, else "
-                   "the task's reference dataset.",
     "num_classes": "Number of classes. Default: the dataset's usual one.",
     "gpu_preference": "A GPU the user wants, e.g. 'A10', 'L20', 'V100 32GB': checked whether it holds the job.",
     "region": "'mainland', 'international' or a region id like 'cn-hangzhou'. Default: cn-hangzhou.",
@@ -146,6 +143,7 @@ DESCRIPTIONS = {
     "dataset_size_gb": "Dataset size on disk, GB.",
     "deadline_hours": "Hours by which the job must finish: adds GPUs / machines.",
     "expected_months_of_use": "Months the capacity is used (savings plans). Default: under 1.",
+    "concurrent_users": "Serving: users or requests in flight at once.",
 }
 
 

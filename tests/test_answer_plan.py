@@ -127,7 +127,7 @@ def test_a_request_rate_gets_a_replica_count_with_its_assumptions() -> None:
     rec = recommend({"task": "inference", "model": "ResNet-50", "requests_per_second": 2000, "lang": "zh"})
     assert tuple(rec.workload["input_size"]) == (224, 224)  # a classifier's input, not Cityscapes' crop
     line = rec.lead[0].zh
-    m = re.search(r"需要 (\d+) 台 (\S+)（", line)
+    m = re.search(r"需要 (\d+) 个副本，即 \d+ 台 (\S+)（", line)
     assert m and m.group(2) == rec.instance.instance_type and "GFLOP" in line and "假设" in line
     replicas = int(m.group(1))
     option = rec.cost.option(rec.instance.instance_type)

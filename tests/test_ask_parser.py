@@ -18,18 +18,18 @@ PHRASINGS: list[tuple[str, str, dict]] = [
     ("在阿里云上训练语义分割模型需要多大的GPU和内存？", "zh", {"task": "semantic_segmentation"}),
     ("深度学习模型训练需要什么样的阿里云服务器配置？", "zh", {"task": "image_classification"}),
     ("用DeepLabV3+ R-50训练Cityscapes，1024×1024，batch 8，8卡，bf16，杭州", "zh",
-     {"task": "semantic_segmentation", "model": "DeepLabV3+", "backbone": "ResNet-50", "input_size": [1024, 1024],
+     {"task": "semantic_segmentation", "model": "DeepLabV3+", "backbone": "R-50", "input_size": [1024, 1024],
       "batch_size_per_gpu": 8, "num_gpus": 8, "precision": "bf16_amp", "region": "cn-hangzhou", "num_classes": 19}),
     ("两张A10够不够训练SegFormer-B5？图片2K分辨率，5万张，训练50轮", "zh",
      {"num_gpus": 2, "model": "SegFormer-B5", "input_size": [1440, 2560], "num_samples": 50000, "epochs": 50}),
     ("Fine-tune Llama 3.1 8B with LoRA, seq len 4096, bf16, budget 5000 CNY, within 48 hours, spot ok, Singapore", "en",
-     {"task": "llm_finetune", "model": "Llama 3.1 8B", "params_billion": 8, "finetune_method": "lora", "seq_len": 4096,
+     {"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "seq_len": 4096,
       "precision": "bf16", "budget_total": 5000, "deadline_hours": 48, "interruptible": True, "region": "ap-southeast-1"}),
     ("70亿参数的大模型QLoRA微调，每小时不超过 30 元，3天内完成，可中断", "zh",
      {"task": "llm_finetune", "params_billion": 7, "finetune_method": "qlora", "budget_per_hour": 30,
       "deadline_hours": 72, "interruptible": True, "stage": "finetune"}),
     ("部署Qwen2-7B做推理服务，上下文8k，并发16，北京", "zh",
-     {"task": "inference", "stage": "serve", "model": "Qwen2 7B", "params_billion": 7, "seq_len": 8192,
+     {"task": "inference", "stage": "serve", "model": "Qwen2-7B", "seq_len": 8192,
       "batch_size_per_gpu": 16, "region": "cn-beijing"}),
     ("Train YOLOv8 on 100k images at 1280x1280, batch size 16, 100 epochs, 4 GPUs, mixed precision", "en",
      {"task": "object_detection", "model": "YOLOv8", "num_samples": 100_000, "input_size": [1280, 1280],
@@ -47,7 +47,7 @@ PHRASINGS: list[tuple[str, str, dict]] = [
      {"task": "image_classification", "num_gpus": 1, "model": "ResNet-50", "num_classes": 1000,
       "batch_size_per_gpu": 256, "epochs": 90, "precision": "fp16_amp"}),
     ("全参微调ChatGLM3-6B，序列长度2048，DeepSpeed ZeRO-3，梯度检查点，8卡", "zh",
-     {"task": "llm_finetune", "finetune_method": "full", "model": "ChatGLM3 6B", "params_billion": 6,
+     {"task": "llm_finetune", "finetune_method": "full", "model": "ChatGLM3-6B",
       "seq_len": 2048, "distributed": "zero3", "gradient_checkpointing": True, "num_gpus": 8}),
     ("I want to pretrain a 70B model from scratch, 1.5T tokens, budget 2 million CNY, overseas", "en",
      {"task": "llm_pretrain", "params_billion": 70, "budget_total": 2_000_000, "region": "international"}),
@@ -64,12 +64,12 @@ PHRASINGS: list[tuple[str, str, dict]] = [
      {"task": "panoptic_segmentation", "num_gpus": 4, "model": "Mask2Former", "backbone": "Swin-L",
       "input_size": [1024, 1024], "augmentation": "heavy", "deadline_hours": 168}),
     ("Llama 2 70B inference with vLLM, 4k context, 8x A100, fp16", "en",
-     {"task": "inference", "model": "Llama 2 70B", "params_billion": 70, "seq_len": 4096, "num_gpus": 8,
+     {"task": "inference", "model": "Llama 2 70B", "seq_len": 4096, "num_gpus": 8,
       "precision": "fp16_amp"}),
     ("数据预处理，10万张图片，500GB，上海", "zh",
      {"task": "preprocessing", "num_samples": 100_000, "dataset_size_gb": 500, "region": "cn-shanghai"}),
     ("LoRA fine-tuning Qwen2.5-14B with rank 64 and 8-bit AdamW on 2 GPUs, budget 3000 yuan", "en",
-     {"task": "llm_finetune", "model": "Qwen2.5 14B", "params_billion": 14, "lora_rank": 64, "optimizer": "adamw_8bit",
+     {"task": "llm_finetune", "model": "Qwen2.5-14B", "lora_rank": 64, "optimizer": "adamw_8bit",
       "num_gpus": 2, "budget_total": 3000}),
     ("训练一个千亿参数的大模型需要多少卡？", "zh", {"task": "llm_finetune", "params_billion": 100}),
     ("语义分割 HRNet-W48，1080p 视频帧，每张卡 2 张图，PyTorch 1.8，新加坡", "zh",
@@ -150,15 +150,17 @@ def test_user_text_is_data_not_code() -> None:
     assert "49" not in str(parsed.model_dump())
 
 
-@pytest.mark.parametrize("question, rate", [("部署 ResNet-50 图像分类服务，每秒 200 张图", "每秒 200 张"),
-                                            ("serve ResNet-50 at 200 images/s", "200 images/s"),
-                                            ("Llama 3.1 8B 推理服务 50 QPS", "50 QPS"),
-                                            ("200 张/秒 的目标检测服务", "200 张/秒")])
-def test_a_request_rate_is_said_back_not_read_as_a_dataset(question: str, rate: str) -> None:
+@pytest.mark.parametrize("question, rate, value", [("部署 ResNet-50 图像分类服务，每秒 200 张图", "每秒 200 张", 200),
+                                                   ("serve ResNet-50 at 200 images/s", "200 images/s", 200),
+                                                   ("Llama 3.1 8B 推理服务 50 QPS", "50 QPS", 50),
+                                                   ("200 张/秒 的目标检测服务", "200 张/秒", 200)])
+def test_a_request_rate_is_read_as_a_rate_not_a_dataset(question: str, rate: str, value: float) -> None:
+    """A request rate is the serving load (requests_per_second, which the planner turns into replicas), never a
+    dataset size; the words it came from are said back."""
     parsed = parse_question(question)
     assert "num_samples" not in parsed.workload_fields
-    hints = [h for h in parsed.hints if h.kind == "request_rate"]
-    assert len(hints) == 1 and hints[0].matched == rate and "replica" in hints[0].text.en and "副本" in hints[0].text.zh
+    assert parsed.workload_fields["requests_per_second"] == value
+    assert [u.matched for u in parsed.understood if u.field == "requests_per_second"] == [rate]
 
 
 def test_image_counts_are_still_samples() -> None:

@@ -224,5 +224,8 @@ def test_qwen2_has_qwen25_shapes_and_qwen1_is_not_taken_for_them() -> None:
     assert est.profile.key == "qwen2.5-7b" and any("Qwen2-7B has the config shapes" in n.text.en for n in est.assumptions)
     with pytest.raises(UnknownModelError) as err:  # Qwen (v1) 7B: 32 MHA heads, another vocabulary
         estimate_memory(Workload(task="inference", model="qwen-7b"))
-    assert err.value.message("en").startswith("model: unknown model 'qwen-7b'. Or give params_billion")
-    assert "'qwen-7b'。或提供" in err.value.message("zh")
+    # an LLM-looking name is resolved among the language models (never as a vision model): refused with the
+    # closest language models and the params_billion way out
+    assert err.value.message("en").startswith("model: unknown model 'qwen-7b'")
+    assert "Or give params_billion" in err.value.message("en") and "Qwen2-7B" in err.value.suggestions
+    assert "'qwen-7b'" in err.value.message("zh") and "或提供" in err.value.message("zh")

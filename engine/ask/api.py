@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpu_advisor.ask.parsed import Hint, ParsedQuestion
+from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.ask.parser import parse_question, validate_fields
 from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.util.i18n import Text
 
-NAME_FIELDS = ("model", "backbone")
 
 
 def _recommend(workload: Any, lang: str) -> Any:
@@ -19,28 +18,39 @@ def _recommend(workload: Any, lang: str) -> Any:
     return recommend(workload, lang=lang)
 
 
+def unresolved_error(parsed: ParsedQuestion, fields: dict[str, Any]) -> UnknownModelError | None:
+    """The refusal for a model name the knowledge base does not know, or None when the question can be sized as
+    asked: the name resolves, or the question also states the model's size (params_billion), which sizes the named
+    model with a generic shape of its own kind and says so."""
+    name = fields.get("model")
+    for text, kind, close in parsed.unresolved:
+        if text != name or fields.get("params_billion") is not None:
+            continue
+        what_en = "language model" if kind == "llm" else "vision model"
+        what_zh = "语言模型" if kind == "llm" else "视觉模型"
+        near_en = f" Closest known: {', '.join(close[:5])}." if close else ""
+        near_zh = f"最接近的已知模型：{'、'.join(close[:5])}。" if close else ""
+        return UnknownModelError(
+            f"model: the knowledge base has no {what_en} named '{text}', and gpu-advisor does not size a job with "
+            f"another model in its place.{near_en} To proceed, name one of those, or state the model's parameter count "
+            f"in the question (e.g. '{text}, N B parameters', or --params-billion with recommend) to size '{text}' with a generic "
+            f"{'transformer' if kind == 'llm' else 'vision'} shape.",
+            f"模型：知识库中没有名为“{text}”的{what_zh}，gpu-advisor 不会用别的模型代替它来估算。{near_zh}"
+            f"请改用其中一个模型名，或在问题中给出该模型的参数量（如“{text}，N B 参数”，或 recommend 的 --params-billion），"
+            f"按通用{'Transformer' if kind == 'llm' else '视觉'}结构估算“{text}”。",
+            field="model", suggestions=list(close[:5]))
+    return None
+
+
 def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
-    """Run the advisor on the fields. A model or backbone name read from the question that the knowledge
-    base does not know is dropped (the task's typical one is used) and the reason is added to the hints."""
+    """Run the advisor on the fields. A model or backbone name the knowledge base does not know is never dropped
+    or replaced by the task's typical one: the UnknownModelError (with the closest known names) goes to the caller,
+    who refuses (--no-input, MCP, library) or asks (a terminal)."""
     fields = {**fields, "lang": lang}
-    for _ in range(len(NAME_FIELDS) + 1):
-        try:
-            return _recommend(validate_fields(fields), lang)
-        except UnknownModelError as exc:
-            field = exc.field if exc.field in NAME_FIELDS else next((f for f in NAME_FIELDS if f in fields), None)
-            if field is None or field not in fields:
-                raise
-            _note_unknown(parsed, field, str(fields.pop(field)), exc)
-    raise WorkloadError("model/backbone could not be resolved", "无法识别模型/骨干网络", field="model")
-
-
-def _note_unknown(parsed: ParsedQuestion, field: str, name: str, exc: UnknownModelError) -> None:
-    close = ", ".join(exc.suggestions[:3])
-    tail_en = f" Closest known: {close}." if close else ""
-    tail_zh = f"最接近的已知名称：{close}。" if close else ""
-    parsed.hints.append(Hint("unknown_" + field, name, Text(
-        en=f"The knowledge base does not know {field} '{name}'; sized with the task's typical one instead.{tail_en}",
-        zh=f"知识库中没有{'模型' if field == 'model' else '骨干网络'}“{name}”，改用该任务的常见配置估算。{tail_zh}")))
+    refusal = unresolved_error(parsed, fields)
+    if refusal is not None:
+        raise refusal
+    return _recommend(validate_fields(fields), lang)
 
 
 def answer_question(text: str, lang: str | None = None) -> tuple[ParsedQuestion, Any]:

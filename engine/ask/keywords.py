@@ -4,9 +4,13 @@ regions, enum choices (precision, LoRA, ...), yes/no flags, and the task and sta
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
-from gpu_advisor.ask.lexicon import Entry, Lexicon, load_lexicon
+from gpu_advisor.ask.lexicon import FLAGS, Entry, Lexicon, load_lexicon
 from gpu_advisor.ask.parsed import Scanner
+from gpu_advisor.ask.vocab import QUANT_WORDS, find_names, find_unresolved
+from gpu_advisor.kb.models import knowledge
 
 LLM_TASKS = ("llm_finetune", "llm_pretrain")
 
@@ -38,46 +42,104 @@ def _variant(entry: Entry, m: re.Match[str]) -> str:
     return f"{entry.value}-{var.upper() if len(var) <= 3 else var.capitalize()}"
 
 
-def extract_model(s: Scanner, lex: Lexicon) -> str | None:
-    """Set `model` from the model table; returns the task the model implies."""
-    found = _earliest(s, lex.models)
-    if not found:
+PANOPTIC_METHODS = ("mask2former", "maskformer")
+VISION_TASKS = ("semantic_segmentation", "instance_segmentation", "panoptic_segmentation", "object_detection",
+                "image_classification")
+PEFT_OTHER = re.compile(r"p[\s-]*tuning(?:\s*v2)?|prefix[\s-]*tuning|prompt[\s-]*tuning|\bia3\b|adapter[\s-]*tuning",
+                        re.IGNORECASE)
+
+
+def implied_task(pool: str, key: str) -> str | None:
+    """The task a known model implies when the question names none (from its knowledge-base family)."""
+    kb = knowledge()
+    if pool == "transformers":
+        return "nlp_finetune" if kb.transformers[key].family == "encoder_nlp" else "llm"
+    if pool != "methods":
         return None
-    entry, m = found
-    s.set("model", _variant(entry, m), m)
-    return str(entry.extra.get("task")) if entry.extra.get("task") else None
+    method = kb.methods[key]
+    if key in PANOPTIC_METHODS:
+        return "panoptic_segmentation"
+    if method.family in ("cnn_segmentation", "transformer_segmentation", "prototype"):
+        return "semantic_segmentation"
+    if method.family == "classification":
+        return "image_classification"
+    if method.family == "detection":
+        return "instance_segmentation" if "mask" in key or method.mask_logit_rois else "object_detection"
+    return None
 
 
-def extract_llm(s: Scanner, lex: Lexicon) -> re.Match[str] | None:
-    """Find an LLM family; the model string is completed with the size once params are known."""
-    found = _earliest(s, lex.llm_families)
-    if not found:
-        return None
-    entry, m = found
-    s.claim(m)
-    ver = m.groupdict().get("ver")
-    joiner = str(entry.extra.get("joiner", " "))
-    s.fields["_llm_family"] = entry.value + (f"{joiner}{ver.upper() if ver.startswith('v') else ver}" if ver else "")
-    s.fields["_llm_match"] = m.group(0).strip()
-    return m
+def extract_names(s: Scanner) -> str | None:
+    """Models and backbones the knowledge base knows (gpu_advisor.ask.vocab), then model-family words it does not
+    know (unresolved: said back and refused, never replaced). Returns the task the first model implies."""
+    implied: str | None = None
+    for span in find_names(s.text):
+        s.taken.append((span.start, span.end))
+        field = "backbone" if span.pool == "backbones" else "model"
+        if field in s.fields:
+            s.note_unused(span.text, f"a second {field} name; only the first one named is sized",
+                          f"第二个{'骨干网络' if field == 'backbone' else '模型'}名称；只按第一个估算")
+            continue
+        s.set(field, span.text, span.text)
+        s.resolved[field] = (span.pool, span.key)
+        written = s.text[span.start:span.end]
+        for word in re.findall(r"[A-Za-z0-9]+", written.lower()):
+            if word in QUANT_WORDS:
+                s.set("quantization", QUANT_WORDS[word], written, claim=False)
+            elif word == "fp8":
+                s.set("precision", "fp8", written, claim=False)
+        if field == "model":
+            implied = implied or implied_task(span.pool, span.key)
+        elif "model" not in s.fields:
+            implied = implied or "image_classification"     # a backbone alone: a classifier of that backbone
+    for u in find_unresolved(s.text, s.taken):
+        s.taken.append((u.start, u.end))
+        if "model" in s.fields:
+            s.note_unused(u.text, "a model name the knowledge base does not know, beside a known one",
+                          "知识库中没有的模型名，问题中另有已知模型")
+            continue
+        s.set("model", u.text, u.text)
+        s.unresolved.append(u)
+        if u.kind == "llm":
+            implied = implied or "llm"
+            s.fields["_llm_family"] = u.text
+    return implied
 
 
-def extract_backbone(s: Scanner, lex: Lexicon) -> None:
-    found = _earliest(s, lex.backbones)
-    if found:
-        entry, m = found
-        s.set("backbone", _variant(entry, m), m)
+PRETRAINED_NEAR = re.compile(r"pre[\s-]*trained|预训练(?:权重|模型|的)|权重|weights|checkpoint|初始化|init", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def named_datasets() -> tuple[tuple[dict[str, Any], re.Pattern[str]], ...]:
+    """knowledge/datasets.yaml `named`: each dataset's facts and one compiled pattern."""
+    from gpu_advisor.plan.defaults import _dataset_file
+
+    rows = _dataset_file().get("named", [])
+    return tuple((row, re.compile("|".join(f"(?:{p})" for p in row["patterns"]), FLAGS)) for row in rows)
 
 
 def extract_dataset(s: Scanner, lex: Lexicon) -> None:
-    found = _earliest(s, lex.datasets)
-    if not found:
+    """The first named dataset (knowledge/datasets.yaml): its classes and images are applied after the numbers,
+    so that a count the question states wins (parser._tidy). A dataset named as the source of pretrained weights
+    ("ImageNet-pretrained") sets nothing and is said back as not used."""
+    best = None
+    for row, pattern in named_datasets():
+        m = s.first(pattern)
+        if m and (best is None or m.start() < best[1].start()):
+            best = (row, m)
+    if not best:
         return
-    entry, m = found
-    s.hint("dataset", m, f"Dataset {entry.value}: {entry.extra.get('num_classes')} classes.",
-           f"数据集 {entry.value}：{entry.extra.get('num_classes')} 类。")
-    if "num_classes" in entry.extra:
-        s.set("num_classes", int(entry.extra["num_classes"]), m, claim=False)
+    row, m = best
+    s.claim(m)
+    around = s.text[max(0, m.start() - 10):m.end() + 14]
+    if PRETRAINED_NEAR.search(around):
+        s.note_unused(m.group(0), f"{row['name']} named as the source of pretrained weights, not the training set",
+                      f"{row['name']} 是预训练权重的来源，不是训练数据集")
+        return
+    s.fields["_dataset"] = (row, m.group(0).strip())
+    s.hint("dataset", m, f"Dataset {row['name']}: {row['num_classes']:,} classes, {row['num_samples']:,} training "
+           f"images ({row['source'].split(';')[0]}).",
+           f"数据集 {row['name']}：{row['num_classes']:,} 类，{row['num_samples']:,} 张训练图像（{row['source'].split(';')[0]}）。",
+           claim=False)
 
 
 def extract_region(s: Scanner, lex: Lexicon) -> None:
@@ -87,14 +149,61 @@ def extract_region(s: Scanner, lex: Lexicon) -> None:
         s.set("region", entry.value, m)
 
 
+NEGATOR = re.compile(r"(?:\bnot|\bno|\bwithout|\binstead of|\brather than|\bnon|\bnever|\bdon'?t use|不是|不用|不要|无需|不需要|别用|别|非|不做|不走|不采用|不)"
+                     r"\s*(?:use|using|with|do|doing|用|使用|做|采用|走|会用)?\s*[-:：]?\s*$", re.IGNORECASE)
+OFFLOAD = re.compile(r"(?:cpu|zero)[\s-]*offload\w*|\boffload(?:ing)?\b(?!\s*activations?)|卸载到\s*(?:cpu|内存)|offload\s*到\s*(?:cpu|内存)",
+                     re.IGNORECASE)
+ACT_OFFLOAD = re.compile(r"activation[\s_-]*offload\w*|offload(?:ing)?\s*(?:the\s*)?activations?|激活\s*(?:值)?\s*卸载", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[,，。;；!?！？()（）]")
+NO_QUANT = re.compile(r"(?:\bwithout|\bno|\bnot|\bnon|不|无|不做|不用|不要)\s*(?:any\s*)?(?:weight\s*)?(?:quantization|quantized|quantizing|量化)",
+                      re.IGNORECASE)
+
+
+def negated(s: Scanner, start: int) -> int | None:
+    """Where the negator right before the span starts, inside its clause ("not LoRA", "不是 LoRA", "(not LoRA)");
+    None when the span is not negated."""
+    lo = max(0, start - 20)
+    before = s.text[lo:start]
+    clause = CLAUSE_END.split(before)[-1]
+    m = NEGATOR.search(clause)
+    return None if m is None else start - len(clause) + m.start()
+
+
 def extract_enums(s: Scanner, lex: Lexicon) -> None:
-    """precision, finetune_method, quantization, optimizer, distributed: the first listed entry that matches."""
+    """precision, finetune_method, quantization, optimizer, distributed: the first listed entry that matches and is
+    not negated. A negated choice is said back as not used; "not LoRA" with no other method means a full fine-tune."""
+    if m := s.first(NO_QUANT):
+        s.set("quantization", "none", m, claim=True)
     for field, entries in lex.enums.items():
+        negated_entries: list[tuple[Entry, re.Match[str]]] = []
         for entry in entries:
-            m = s.first(entry.pattern)
-            if m:
-                s.set(field, entry.value, m, claim=False)
+            chosen = None
+            for m in s.matches(entry.pattern):
+                neg = negated(s, m.start())
+                if neg is not None:
+                    negated_entries.append((entry, m))
+                    s.claim(m)
+                    s.note_unused(s.text[neg:m.end()], f"negated: not {entry.value}", f"否定：不是 {entry.value}")
+                    continue
+                chosen = m
                 break
+            if chosen is not None:
+                s.set(field, entry.value, chosen, claim=False)
+                break
+        if field == "finetune_method" and field not in s.fields and any(
+                e.value in ("lora", "qlora") for e, _ in negated_entries):
+            entry, m = next((e, m) for e, m in negated_entries if e.value in ("lora", "qlora"))
+            s.set(field, "full", s.text[negated(s, m.start()) or m.start():m.end()], claim=False)
+
+
+def extract_peft_other(s: Scanner) -> None:
+    if m := s.first(PEFT_OTHER):
+        s.claim(m)
+        s.note_unused(m.group(0), "a parameter-efficient method gpu-advisor has no memory model for (it trains a small "
+                      "set of prompt / adapter weights on frozen weights, like LoRA); the estimate uses the stated or "
+                      "default fine-tune method: ask again with LoRA for a close figure",
+                      "gpu-advisor 没有该参数高效方法的显存模型（与 LoRA 类似，只在冻结权重上训练少量提示 / 适配器参数）；"
+                      "估算按问题中给出的或默认的微调方法：如需接近的数字，请按 LoRA 再问一次")
 
 
 def extract_flags(s: Scanner, lex: Lexicon) -> None:
@@ -102,8 +211,18 @@ def extract_flags(s: Scanner, lex: Lexicon) -> None:
     no, yes = s.first(kw["interruptible_no"]), s.first(kw["interruptible_yes"])
     if no:
         s.set("interruptible", False, no)
+    elif yes and (neg := negated(s, yes.start())) is not None:   # "without spot instances", "不用抢占式"
+        s.set("interruptible", False, s.text[neg:yes.end()], claim=False)
+        s.claim(yes)
     elif yes:
         s.set("interruptible", True, yes, claim=False)
+    offloads = [m for m in s.matches(OFFLOAD) if not re.search(r"(?:activation|激活)[\s_-]*$", s.text[:m.start()], re.I)]
+    if offloads:
+        m = offloads[0]
+        neg = negated(s, m.start())
+        s.set("cpu_offload", neg is None, m if neg is None else s.text[neg:m.end()], claim=False)
+    if m := s.first(ACT_OFFLOAD):
+        s.set("activation_offloading", True, m, claim=False)
     if m := s.first(kw["checkpointing"]):
         s.set("gradient_checkpointing", True, m, claim=False)
     if m := s.first(kw["heavy_aug"]):
@@ -116,6 +235,11 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     """Task from explicit words, else from the model / LLM family / size; inference wins unless training is said."""
     kw = lex.keywords
     explicit = _earliest_task(s, lex)
+    if explicit and implied in ("nlp_finetune", "llm") and explicit[0] in VISION_TASKS:
+        # "BERT 中文分类模型": the named text model is more specific than a generic task word
+        s.note_unused(explicit[1].group(0), f"read as the task of the named model ({implied}), not {explicit[0]}",
+                      f"按所述模型的任务（{implied}）理解，而不是 {explicit[0]}")
+        explicit = None
     task, m = explicit if explicit else (implied, None)
     if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1):
         task = "llm"
@@ -156,11 +280,10 @@ def run_keywords(s: Scanner) -> str | None:
     """Names first (they claim "R-50", "Llama 3.1" before numbers can), then regions and enums.
     Returns the task implied by a named model."""
     lex = load_lexicon()
-    implied = extract_model(s, lex)
-    extract_llm(s, lex)
-    extract_backbone(s, lex)
+    implied = extract_names(s)
     extract_dataset(s, lex)
     extract_region(s, lex)
+    extract_peft_other(s)
     extract_enums(s, lex)
     extract_flags(s, lex)
     return implied

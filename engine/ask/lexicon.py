@@ -29,17 +29,14 @@ class Entry:
 class Lexicon:
     tasks: tuple[Entry, ...]
     keywords: dict[str, re.Pattern[str]]
-    models: tuple[Entry, ...]
-    llm_families: tuple[Entry, ...]
     unsupported: tuple[Entry, ...]
-    backbones: tuple[Entry, ...]
     gpus: re.Pattern[str]
-    datasets: tuple[Entry, ...]
     enums: dict[str, tuple[Entry, ...]]
     regions: tuple[Entry, ...]
+    families: tuple[Any, ...] = ()
 
 
-ENUM_TABLES = ("precision", "finetune_method", "quantization", "optimizer", "distributed")
+ENUM_TABLES = ("precision", "finetune_method", "quantization", "optimizer", "framework", "distributed")
 
 
 def _compile(pattern: str, where: str) -> re.Pattern[str]:
@@ -71,15 +68,35 @@ def load_lexicon() -> Lexicon:
     return Lexicon(
         tasks=_entries(raw["tasks"], "task", "tasks"),
         keywords=keywords,
-        models=_entries(raw["models"], "name", "models"),
-        llm_families=_entries(raw["llm_families"], "name", "llm_families"),
         unsupported=_entries(raw["unsupported"], "name", "unsupported"),
-        backbones=_entries(raw["backbones"], "name", "backbones"),
-        gpus=_compile(raw["gpus"], "gpus"),
-        datasets=_entries(raw["datasets"], "name", "datasets"),
+        gpus=_compile(_gpu_pattern(raw.get("gpus_not_in_catalog", [])), "gpus"),
         enums={name: _entries(raw[name], "value", name) for name in ENUM_TABLES},
         regions=_entries(raw["regions"], "id", "regions"),
+        families=_families(raw.get("families", [])),
     )
+
+
+def _gpu_pattern(others: list[str]) -> str:
+    """GPU names: the catalog's named GPUs ("A100-40GB" is written "A100") and the names people use for cards the
+    catalog does not list by name; longest first."""
+    from gpu_advisor.kb.catalog_loader import load_catalog
+
+    named = {re.escape(g.id.split("-")[0].lower()) for g in load_catalog().gpus.values() if g.named_by_alibaba}
+    alternatives = sorted(named | set(others), key=len, reverse=True)
+    return rf"(?<![a-wyz\d])(?P<gpu>{'|'.join(alternatives)})(?!\d)"
+
+
+@dataclass(frozen=True)
+class Family:
+    """A model-family word of the lexicon (families:): an LLM or a vision family, for names the registry lacks."""
+    word: str
+    kind: str            # llm | vision
+    pattern: re.Pattern[str]
+
+
+def _families(rows: list[dict[str, Any]]) -> tuple[Family, ...]:
+    return tuple(Family(str(r["name"]), str(r["kind"]), _compile(r["pattern"], f"families[{i}]"))
+                 for i, r in enumerate(rows))
 
 
 # --- numbers -------------------------------------------------------------------------------------------
@@ -91,7 +108,10 @@ MULTIPLIERS = {"万": 1e4, "w": 1e4, "亿": 1e8, "k": 1e3, "千": 1e3, "m": 1e6,
                "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9}
 
 # A number as people write it: "50,000", "1.5", "两", "二十", "十二", optionally followed by a multiplier.
-NUM = r"(?:\d+(?:,\d{3})+|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)"
+# Bounded repetitions and a look-behind that never starts inside a run of digits or numerals keep every pattern
+# linear in the question (issue 21: "一" x 4000 took 31 s).
+NUM = r"(?:\d{1,15}(?:,\d{3}){1,5}|\d{1,15}(?:\.\d{1,6})?|[零〇一二两三四五六七八九十百千]{1,8})"
+CN_NUMERALS = "零〇一二两三四五六七八九十百千"
 MULT = r"(?:万|亿|千|million|billion|bn|mn|k|w|m)"
 
 

@@ -10,14 +10,15 @@ import math
 import re
 from typing import Callable
 
-from gpu_advisor.ask.lexicon import MULT, MULTIPLIERS, NUM, load_lexicon, to_number
+from gpu_advisor.ask.lexicon import CN_NUMERALS, MULT, MULTIPLIERS, NUM, load_lexicon, to_number
 from gpu_advisor.ask.parsed import Scanner
 
-N = rf"(?<![\w.])(?P<num>{NUM})"            # a number that does not continue a word ("a100" is not 100)
+N = rf"(?<![\w.{CN_NUMERALS}])(?P<num>{NUM})(?![\d{CN_NUMERALS}])"            # a number that does not continue a word ("a100" is not 100)
 NM = rf"{N}\s*(?P<mult>{MULT})?"
 EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "three": 3, "four": 4,
-              "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "sixteen": 16}
-EN_N = r"(?P<word>a|an|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|sixteen)"
+              "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "sixteen": 16,
+              "twenty": 20, "thirty": 30, "fifty": 50, "hundred": 100}
+EN_N = r"(?P<word>a|an|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|twenty|thirty|fifty|hundred)"
 CUR = r"(?P<cur>元|块钱|块|rmb|cny|yuan|人民币|usd|美元|美金|dollars?)"
 CUR1 = r"(?P<cur1>¥|\$|￥)?"
 USD_TO_CNY = 7.2
@@ -79,6 +80,8 @@ def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:
 
 def gpu_count_named(s: Scanner, m: re.Match[str]) -> None:
     gpu = m.group("gpu").upper().replace(" ", "")
+    if m.groupdict().get("mem"):
+        gpu = f"{gpu} {m.group('mem').strip(' -').upper()}"
     s.set("num_gpus", _int(m), m)
     _prefer(s, m, gpu, claim=False)
 
@@ -129,17 +132,29 @@ def deadline(s: Scanner, m: re.Match[str]) -> None:
         s.set("deadline_hours", value * HOURS[m.group("unit").lower()], m)
 
 
+TOKEN_MULT = {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9,
+              "t": 1e12, "trillion": 1e12, "千亿": 1e11, "万亿": 1e12}
+
+
 def training_tokens(s: Scanner, m: re.Match[str]) -> None:
-    s.hint("training_tokens", m, "Training-token count noted; give sequences (num_samples) for a time estimate.",
-           "已记录训练 token 总量；如需时间估算，请给出样本（序列）数。")
+    value = to_number(m.group("num"))
+    if value:
+        s.set("training_tokens_billion", value * TOKEN_MULT[m.group("mult").lower()] / 1e9, m)
 
 
 def request_rate(s: Scanner, m: re.Match[str]) -> None:
-    """"每秒 200 张" / "200 QPS" is a rate, not a dataset size: said back, not taken as num_samples."""
-    rate = m.group(0).strip()
-    s.hint("request_rate", m, f"Request rate noted ({rate}): the estimate is the memory of one replica; measure one "
-           "replica's throughput under load, then add replicas (instances) until they carry the rate.",
-           f"已记录请求速率（{rate}）：估算的是单个副本的显存；请先压测单副本的吞吐，再增加副本（实例）数量直到满足该速率。")
+    """"每秒 200 张" / "200 QPS" is a rate (requests_per_second), not a dataset size."""
+    value = _num(m)
+    if value:
+        s.set("requests_per_second", value, m)
+
+
+def concurrent_users(s: Scanner, m: re.Match[str]) -> None:
+    """"200 concurrent users" / "32并发": requests in flight; for serving also the batch one replica holds."""
+    value = _int(m)
+    if value:
+        s.set("concurrent_users", value, m, claim=False)
+        s.set("batch_size_per_gpu", value, m)
 
 
 def seq_len(s: Scanner, m: re.Match[str]) -> None:
@@ -147,6 +162,13 @@ def seq_len(s: Scanner, m: re.Match[str]) -> None:
     if value:
         count = int(value * (1024 if m.groupdict().get("k") else 1)) if math.isfinite(value) else _int(m)
         s.set("seq_len", count, m)
+
+
+def prompt_output(s: Scanner, m: re.Match[str]) -> None:
+    """Serving: the sequence is the prompt plus the output (Workload.seq_len)."""
+    a = int(m.group("a")) * (1024 if m.group("ka") else 1)
+    b = int(m.group("b")) * (1024 if m.group("kb") else 1)
+    s.set("seq_len", a + b, m)
 
 
 def resolution_pair(s: Scanner, m: re.Match[str]) -> None:
@@ -202,9 +224,41 @@ def float_field(field: str) -> Callable[[Scanner, re.Match[str]], None]:
 
 
 def gpus_nodes(s: Scanner, m: re.Match[str]) -> None:
-    nodes, per = to_number(m.group("nodes")), to_number(m.group("num"))
+    nodes = EN_NUMBERS.get((m.group("nodes") or "").lower()) or to_number(m.group("nodes"))
+    per = EN_NUMBERS.get((m.group("per") or "").lower()) or to_number(m.group("per"))
     if nodes and per:
+        s.set("num_nodes", int(nodes), m, claim=False)
         s.set("num_gpus", int(nodes * per), m)
+        if m.groupdict().get("gpu"):
+            _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=False)
+
+
+def nodes_total(s: Scanner, m: re.Match[str]) -> None:
+    """"两机十六卡" / "单机八卡": nodes and the total GPUs."""
+    nodes = 1 if m.group("nodes") == "单" else (EN_NUMBERS.get(m.group("nodes").lower()) or to_number(m.group("nodes")))
+    total = EN_NUMBERS.get(m.group("total").lower()) or to_number(m.group("total"))
+    if nodes and total:
+        s.set("num_nodes", int(nodes), m, claim=False)
+        s.set("num_gpus", int(total), m)
+
+
+def throughput(s: Scanner, m: re.Match[str]) -> None:
+    s.claim(m)
+    s.note_unused(m.group(0), "a token-throughput target: gpu-advisor sizes the memory of a replica and does not turn "
+                  "tokens per second into replicas; measure one replica's tokens/s under load",
+                  "token 吞吐目标：gpu-advisor 估算单个副本的显存，不把每秒 token 数换算成副本数；请压测单副本的吞吐")
+
+
+def nodes_only(s: Scanner, m: re.Match[str]) -> None:
+    nodes = EN_NUMBERS.get((m.group("nodes") or "").lower()) or to_number(m.group("nodes"))
+    if nodes:
+        s.set("num_nodes", int(nodes), m)
+
+
+def multi_node(s: Scanner, m: re.Match[str]) -> None:
+    s.hint("multi_node", m, "Multi-node training: the nodes need a fast interconnect (RDMA / eRDMA) for the "
+           "gradient all-reduce; say how many nodes to size it.",
+           "多机训练：节点之间需要高速互联（RDMA / eRDMA）做梯度同步；请说明几台机器以便估算。")
 
 
 def global_batch(s: Scanner, m: re.Match[str]) -> None:
@@ -239,21 +293,32 @@ def _gpus_word(s: Scanner, m: re.Match[str]) -> None:
     s.set("num_gpus", 1 if m.group("word") == "单" else 2, m)
 
 
+def lora_rank(s: Scanner, m: re.Match[str]) -> None:
+    s.set("lora_rank", int(m.group("num") or m.group("num2") or m.group("num3")), m)
+
+
 def _workers(s: Scanner, m: re.Match[str]) -> None:
     s.set("data_loader_workers", int(m.group("num") or m.group("num2")), m)
 
 
 EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], None]]] = [
     (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
-    (lambda: rf"(?P<nodes>{NUM})\s*(?:台|机|nodes?|machines?)\s*(?:x|\*|,)?\s*(?:每台)?\s*(?P<num>{NUM})\s*(?:张|块)?\s*(?:卡|gpus?)", gpus_nodes),
+    (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()})", gpus_nodes),
+    (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
+    (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
+    (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
+    (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?|\btp)\s*(?:=|:|size|degree|of)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
+    (lambda: rf"{NM}\s*tokens?\s*(?:/\s*(?:s|sec|秒)\b|per\s+second|每秒)", throughput),
+    (lambda: rf"(?:吞吐|throughput)\s*(?:量)?\s*(?:为|是|of|约|大概)?\s*{NM}\s*(?:tokens?)?\s*(?:/\s*(?:s|秒)|per\s+second)?", throughput),
+    (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),
     # GPU counts with a model: "两张A10", "8x A100", "8卡A100", "A100 x 8", "two A10s"
-    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b", gpu_count_named),
-    (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d+)\b", gpu_count_named),
+    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?", gpu_count_named),
+    (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{{1,12}})\b", gpu_count_named),
     # GPU memory and host RAM are notes, not fields
-    (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?\d+\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
-    (lambda: rf"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d+\s*(?:gb|g)\b", memory_note("gpu_memory")),
-    (lambda: rf"{_gpus_pattern()}\s*-?\s*\d+\s*(?:gb|g)\b", memory_note("gpu_memory")),
-    (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d+\s*(?:gb|g|tb)\b|\d+\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
+    (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
+    (lambda: rf"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: rf"{_gpus_pattern()}\s*-?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g|tb)\b|(?<![\w.])\d{1,6}\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
     (lambda: _gpus_pattern() + r"s?\b", gpu_named),
     # money: per hour first, then totals
     (lambda: rf"(?:每小时|每个小时|一小时|每时)\s*(?:的)?\s*(?:费用|花费|成本|预算|价格)?\s*(?:不超过|不高于|低于|小于|最多|以内|在|控制在)?\s*{CUR1}\s*{NM}\s*{CUR}?", money("budget_per_hour")),
@@ -264,28 +329,31 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{CUR1}\s*{NM}\s*{CUR}(?!\s*(?:/|每|per))", money("budget_total")),
     (lambda: rf"(?P<cur1>¥|\$|￥)\s*{NM}", money("budget_total")),
     # deadline: "3天内", "48小时内", "within 48 hours", "一周之内", "deadline 2 days"
-    (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:之内|以内|内|完成|跑完|训完|训练完)", deadline),
+    (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:能|可以|能否|可否|要|需要)?\s*(?:之内|以内|内|完成|跑完|训完|训练完|搞定)", deadline),
     (lambda: rf"(?:within|in|under|by|less than|deadline(?: of)?:?|期限)\s*(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])", deadline),
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
-    (lambda: rf"{N}\s*(?P<mult>万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*tokens?", training_tokens),
-    (lambda: r"(?:seq(?:uence)?[\s_-]*len(?:gth)?|序列长度|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d+)\s*(?P<k>k)?", seq_len),
-    (lambda: r"(?<![\w.])(?P<num>\d+)\s*(?P<k>k)?\s*(?:tokens?|的上下文|上下文|context)", seq_len),
+    # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
+    (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
+    (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
+    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
+    (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context)", seq_len),
     # resolution
     (lambda: r"(?<![\w.])(?P<a>\d{2,5})\s*(?:x|\*|by|乘)\s*(?P<b>\d{2,5})(?![\w.])", resolution_pair),
     (lambda: r"(?<![\w.])(?P<res>[248])\s*(?P<k>k)\b(?!\s*(?:张|条|个|样本|steps?|iters?|tokens?|context|上下文|元|块))", resolution_named),
     (lambda: r"(?<![\w.])(?P<res>720|1080|1440|2160)\s*p\b", resolution_named),
     (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),
-    (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?)(?![a-z])", resolution_square),
+    (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?|的分辨率|分辨率|resolution)(?![a-z])", resolution_square),
     # parameters: "70亿参数", "350M parameters", "7B"
     (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),
     (lambda: rf"{N}\s*(?P<unit>b|billion)\b(?!\s*tokens?)", params),
     # dataset size on disk
-    (lambda: r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|g|mb|pb)\b", dataset_size),
+    (lambda: r"(?<![\w.])(?P<num>\d{1,12}(?:\.\d{1,6})?)\s*(?P<unit>tb|t|gb|g|mb|pb)\b", dataset_size),
     # batch (before image counts: "每张卡 2 张图")
-    (lambda: r"(?:global|total|总)\s*(?:batch[\s_-]*size|batch|bs|批大小)\s*(?:为|是|=|:|of)?\s*(?P<num>\d+)", global_batch),
-    (lambda: r"(?:batch[\s_-]*size|batch|\bbs|批大小|批量大小|批次大小|批量|批次)\s*(?:per gpu|每卡|每张卡)?\s*(?:为|是|设为|设置为|=|:|of)?\s*(?P<num>\d+)", int_field("batch_size_per_gpu")),
-    (lambda: r"(?:并发|concurrency|concurrent requests|并发数|同时请求)\s*(?:为|是|=|:|of)?\s*(?P<num>\d+)", int_field("batch_size_per_gpu")),
-    (lambda: rf"{N}\s*(?:路|个)?\s*(?:并发|concurrent (?:requests|users))", int_field("batch_size_per_gpu")),
+    (lambda: r"(?:global|total|总)\s*(?:batch[\s_-]*size|batch|bs|批大小)\s*(?:为|是|=|:|of)?\s*(?P<num>\d{1,12})", global_batch),
+    (lambda: r"(?:batch[\s_-]*size|batch|\bbs|批大小|批量大小|批次大小|批量|批次)\s*(?:per gpu|每卡|每张卡)?\s*(?:为|是|设为|设置为|=|:|of)?\s*(?P<num>\d{1,12})", int_field("batch_size_per_gpu")),
+    (lambda: r"(?:并发|concurrency|concurrent requests|concurrent users|并发数|同时请求|同时在线)\s*(?:用户)?\s*(?:为|是|=|:|of|达到|约)?\s*(?P<num>\d{1,12})", concurrent_users),
+    (lambda: rf"(?:\bfor|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
+    (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # GPUs without a model name
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个)?\s*(?:gpu卡|显卡|gpus?|卡|cards?)(?![a-z])(?!\s*(?:显存|内存))", int_field("num_gpus")),
@@ -293,18 +361,19 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # request rates ("每秒 200 张", "200 张/秒", "200 QPS", "200 images/s"): before the counts of images
     (lambda: rf"每秒(?:钟)?\s*{NM}\s*(?:张|个|次|条|路)?\s*(?:图片|图像|照片|请求|查询|调用)?", request_rate),
     (lambda: rf"{NM}\s*(?:张|个|次|条)?\s*(?:图片|图像|照片|请求|查询|调用)?\s*(?:/|每)\s*(?:秒|s\b|sec\b|second\b)", request_rate),
+    (lambda: rf"(?:\bqps|\brps|每秒请求数|每秒查询数|峰值\s*qps)\s*(?:大概|约|为|是|=|:|达到|峰值|around|about|of)?\s*{NM}", request_rate),
     (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
     (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents)\b", int_field("num_samples")),
     (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
     # epochs, classes, LoRA rank, workers, PyTorch, months
-    (lambda: rf"{N}\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍)", float_field("epochs")),
-    (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d+(?:\.\d+)?)", float_field("epochs")),
+    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),
+    (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12}(?:\.\d{1,6})?)", float_field("epochs")),
     (lambda: rf"{N}\s*(?:个)?\s*(?:类别|类|classes|categories)", int_field("num_classes")),
-    (lambda: r"(?:类别数|num[_\s]classes)\s*(?:为|是|=|:)?\s*(?P<num>\d+)", int_field("num_classes")),
-    (lambda: r"(?:lora\s*)?(?:rank|秩|\br)\s*(?:=|:|为|是)?\s*(?P<num>\d+)\b", int_field("lora_rank")),
-    (lambda: r"(?:num[\s_-]*workers|workers|worker数)\s*(?:=|:|为|是)?\s*(?P<num>\d+)|(?P<num2>\d+)\s*个?\s*(?:workers|worker)", _workers),
+    (lambda: r"(?:类别数|num[_\s]classes)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12})", int_field("num_classes")),
+    (lambda: r"(?:lora\s*)?(?:rank|秩)\s*(?:=|:|为|是)?\s*(?P<num>\d{1,5})\b|\blora\s*r\s*(?:=|:)?\s*(?P<num2>\d{1,5})\b|\br\s*=\s*(?P<num3>\d{1,5})\b", lora_rank),
+    (lambda: r"(?:num[\s_-]*workers|workers|worker数)\s*(?:=|:|为|是)?\s*(?P<num>\d{1,12})|(?<![\w.])(?P<num2>\d{1,4})\s*个?\s*(?:workers|worker)", _workers),
     (lambda: r"(?:pytorch|torch)\s*(?:版本)?\s*v?(?P<ver>[12]\.\d{1,2})", pytorch),
     (lambda: rf"{N}\s*(?:个)?\s*(?:月|months?)", float_field("expected_months_of_use")),
     (lambda: r"半年|half a year|six months", months_named(6)),
@@ -320,7 +389,8 @@ def run_numeric(s: Scanner) -> None:
     from gpu_advisor.ask.lexicon import FLAGS
 
     if not _COMPILED:
-        _COMPILED.extend((re.compile(build(), FLAGS), handler) for build, handler in EXTRACTORS)
+        compiled = [(re.compile(build(), FLAGS), handler) for build, handler in EXTRACTORS]  # all or nothing
+        _COMPILED.extend(compiled)
     for regex, handler in _COMPILED:
         for m in list(s.matches(regex)):
             if s._free(m.start(), m.end()):

@@ -40,6 +40,13 @@ class Hint(NamedTuple):
     text: Text
 
 
+class Unused(NamedTuple):
+    """Words of the question that set no field, and why."""
+
+    matched: str
+    why: Text
+
+
 class ParsedQuestion(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=False)
 
@@ -49,6 +56,10 @@ class ParsedQuestion(BaseModel):
     understood: list[Understood] = Field(default_factory=list)
     assumed: list[Assumed] = Field(default_factory=list)
     hints: list[Hint] = Field(default_factory=list)
+    unused: list[Unused] = Field(default_factory=list)
+    # model names the knowledge base does not know: (name, kind llm|vision, closest known names)
+    unresolved: list[tuple[str, str, list[str]]] = Field(default_factory=list)
+    other_language: bool = False
 
     def stated(self) -> set[str]:
         """Fields the question itself gave (not assumed)."""
@@ -57,9 +68,25 @@ class ParsedQuestion(BaseModel):
 
 def normalise(text: str) -> str:
     """NFKC (full-width digits and punctuation become ASCII), unify the multiplication sign, squeeze spaces."""
-    text = unicodedata.normalize("NFKC", text)
+    # a full-width comma separates clauses, never thousands ("batch 2，300 个 epoch"): keep it a clause break
+    text = unicodedata.normalize("NFKC", text.replace("，", ", "))
     text = text.replace("×", "x").replace("✕", "x").replace("＊", "*")
     return re.sub(r"\s+", " ", text).strip()
+
+
+class _Taken(list):  # type: ignore[type-arg]
+    """Claimed (start, end) spans, mirrored in a per-character mask so that a freedom check costs the span's length,
+    not the number of spans (a 4,000-character question of "8卡" repeated claimed 2,000 spans: quadratic)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.mask = bytearray(size + 1)
+
+    def append(self, span: tuple[int, int]) -> None:  # type: ignore[override]
+        super().append(span)
+        start, end = max(0, span[0]), min(len(self.mask), span[1])
+        if end > start:
+            self.mask[start:end] = b"\x01" * (end - start)
 
 
 class Scanner:
@@ -67,13 +94,20 @@ class Scanner:
 
     def __init__(self, text: str) -> None:
         self.text = normalise(text)
-        self.taken: list[tuple[int, int]] = []
+        self.taken: _Taken = _Taken(len(self.text))
         self.fields: dict[str, Any] = {}
         self.understood: list[Understood] = []
         self.hints: list[Hint] = []
+        self.resolved: dict[str, tuple[str, str]] = {}     # field -> (pool, key) of a known name
+        self.unresolved: list[Any] = []                     # vocab.Unresolved: names the knowledge base lacks
+        self.unused: list[Unused] = []
+
+    def note_unused(self, matched: str, en: str, zh: str) -> None:
+        """A stated value that sets no field, and why (shown in what-I-understood; nothing is dropped silently)."""
+        self.unused.append(Unused(matched.strip(), Text(en=en, zh=zh)))
 
     def _free(self, start: int, end: int) -> bool:
-        return all(end <= a or start >= b for a, b in self.taken)
+        return not any(self.taken.mask[start:end])
 
     def matches(self, pattern: str | re.Pattern[str]) -> Iterator[re.Match[str]]:
         """Matches of pattern that do not overlap a claimed span, left to right."""
@@ -95,9 +129,13 @@ class Scanner:
         """Record a field unless it is already known (the first statement wins). Returns True if set."""
         if isinstance(m, re.Match) and claim:
             self.claim(m)
-        if name in self.fields:
-            return False
         matched = m.group(0).strip() if isinstance(m, re.Match) else m
+        if name in self.fields:
+            if self.fields[name] != value and not name.startswith("_") and isinstance(m, re.Match) and claim:
+                first = next((u.matched for u in self.understood if u.field == name), "")
+                self.note_unused(matched, f"{name} was already read as {self.fields[name]!r} from '{first}'; the first "
+                                 "statement is used", f"{name} 已按“{first}”读作 {self.fields[name]!r}；以第一次的说法为准")
+            return False
         self.fields[name] = value
         self.understood.append(Understood(name, value, matched))
         return True

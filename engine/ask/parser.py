@@ -15,6 +15,8 @@ from gpu_advisor.ask.keywords import LLM_TASKS, finish_task, run_keywords
 from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, ParsedQuestion, Scanner, Understood
+from gpu_advisor.ask.vocab import pool_for
+from gpu_advisor.kb.models import knowledge, norm
 from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.util.i18n import Text
 from gpu_advisor.util.textsafe import visible
@@ -25,8 +27,25 @@ DEFAULT_TASK = "image_classification"
 MIXED_WORDS = re.compile(r"混合|mixed|\bamp\b", re.IGNORECASE | re.ASCII)
 
 
+KANA = re.compile(r"[\u3040-\u30ff]")
+HANGUL = re.compile(r"[\uac00-\ud7af]")
+OTHER_SCRIPT = re.compile(r"[\u0400-\u04ff\u0600-\u06ff\u0e00-\u0e7f]")   # Cyrillic, Arabic, Thai
+
+
+def other_language(text: str) -> bool:
+    """Japanese (kana), Korean (hangul) or another script: answered, with a note that zh and en are supported."""
+    sample = text[:2000]
+    return bool(KANA.search(sample) or HANGUL.search(sample) or len(OTHER_SCRIPT.findall(sample)) >= 3)
+
+
+OTHER_LANGUAGE_NOTE = ("gpu-advisor understands Chinese and English; this question was read as far as its Chinese "
+                       "characters, numbers and model names go. 本工具支持中文和英文提问；该问题仅按其中的汉字、数字与"
+                       "模型名理解。")
+
+
 def detect_lang(text: str) -> str:
     """zh when Chinese characters carry the sentence, en otherwise ("训练 Llama" is zh, "... in 杭州" is en)."""
+    text = text[:2000]
     cjk = len(re.findall(r"[\u3400-\u9fff]", text))
     latin_words = len(re.findall(r"[A-Za-z]+", text))
     return "zh" if cjk >= 2 and cjk * 2 > latin_words else "en"
@@ -34,12 +53,20 @@ def detect_lang(text: str) -> str:
 
 def _tidy(s: Scanner) -> None:
     f = s.fields
-    family = f.pop("_llm_family", None)
-    matched = f.pop("_llm_match", "")
-    if family and "model" not in f:
-        size = f.get("params_billion")
-        name = f"{family} {size:g}B" if size else family
-        s.set("model", name, matched, claim=False)
+    f.pop("_llm_family", None)
+    f.pop("_llm_match", None)
+    if dataset := f.pop("_dataset", None):
+        row, matched = dataset
+        if "task" not in f:
+            s.set("task", row["task"], matched, claim=False)
+        for field in ("num_classes", "num_samples"):
+            if field in f:
+                s.note_unused(matched, f"{row['name']}'s {field} ({row[field]:,}) not used: the question states "
+                              f"{f[field]:,}", f"{row['name']} 的 {field}（{row[field]:,}）未使用：问题中给出了 {f[field]:,}")
+            elif field == "num_samples" and f.get("task") in LLM_TASKS + ("nlp_finetune",):
+                continue
+            else:
+                s.set(field, int(row[field]), matched, claim=False)
     global_batch = f.pop("_global_batch", None)
     if global_batch and "batch_size_per_gpu" not in f:
         per_gpu = max(1, global_batch // int(f.get("num_gpus") or 1))
@@ -74,8 +101,10 @@ def parse_question(text: str) -> ParsedQuestion:
         raise WorkloadError("The question is empty: write what you want to train or serve.",
                             "问题为空：请写出您要训练或部署的内容。", field="question")
     if len(text) > MAX_QUESTION_CHARS:
-        raise WorkloadError(f"The question is longer than {MAX_QUESTION_CHARS} characters; shorten it.",
-                            f"问题超过 {MAX_QUESTION_CHARS} 个字符，请精简。", field="question")
+        raise WorkloadError(f"question: it is {len(text):,} characters, over the limit of {MAX_QUESTION_CHARS:,}; shorten it "
+                            "to the job: the task, the model, the data, the GPUs, the budget and the deadline.",
+                            f"问题：共 {len(text):,} 个字符，超过 {MAX_QUESTION_CHARS:,} 个字符的上限；请精简为作业本身："
+                            "任务、模型、数据、GPU、预算与期限。", field="question")
     text = visible(text)  # no terminal escapes, bidi or zero-width characters in what is parsed and echoed
     lang = detect_lang(text)
     s = Scanner(text)
@@ -84,14 +113,98 @@ def parse_question(text: str) -> ParsedQuestion:
     finish_task(s, implied)
     _tidy(s)
     _refuse_unsupported(s)
+    if other_language(text):
+        from gpu_advisor.ask.parsed import Hint
+        s.hints.insert(0, Hint("language", "", Text(en=OTHER_LANGUAGE_NOTE, zh=OTHER_LANGUAGE_NOTE)))
     assumed = _assume(s)
+    _refuse_no_job(s, assumed)
+    _account_for_numbers(s)
     fields = {k: v for k, v in s.fields.items() if not k.startswith("_")}
     fields["lang"] = lang
     validate_fields(fields)
     order = {name: i for i, name in enumerate(Workload.model_fields)}
     understood = sorted(s.understood, key=lambda u: order.get(u.field, len(order)))
+    unresolved = [(u.text, u.kind, closest_models(u.text, pool_for(u.kind))) for u in s.unresolved]
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
-                          assumed=assumed, hints=s.hints)
+                          assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
+                          other_language=other_language(text))
+
+
+STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:e-?\d{1,3})?(?:\s*[%kKmMbBwW万亿千]|\s*(?:fps|gb|tb|g\b))?")
+MAX_STRAY = 20
+
+
+def _account_for_numbers(s: Scanner) -> None:
+    """Every number the question writes sets a field, belongs to a name, or is listed as not used with the words
+    around it: nothing is dropped silently (issue 22)."""
+    said = " ".join([u.matched for u in s.understood] + [h.matched for h in s.hints] + [u.matched for u in s.unused]
+                    + [str(v) for k, v in s.fields.items() if k in ("model", "backbone", "gpu_preference")])
+    found = 0
+    for m in STRAY_NUMBER.finditer(s.text):
+        if not s._free(m.start(), m.end()) or m.group(0).strip() in said:
+            continue
+        before = s.text[max(0, m.start() - 16):m.start()].split(",")[-1]
+        before = before[before.find(" ") + 1:] if " " in before.strip() and before[0].isascii() else before
+        after = s.text[m.end():m.end() + 12].split(",")[0]
+        after = after[:after.rfind(" ")] if " " in after.strip() and after[-1:].isascii() else after
+        around = (before + s.text[m.start():m.end()] + after).strip()
+        if any(u.matched == around for u in s.unused):
+            continue
+        s.note_unused(around, "a number not attached to any field: say what it counts (e.g. 'batch 8', '8 GPUs', "
+                      "'300 epochs')", "这个数字没有对应到任何字段：请说明它是什么（如“batch 8”“8 卡”“300 个 epoch”）")
+        found += 1
+        if found >= MAX_STRAY:
+            break
+
+
+def closest_models(name: str, pool: str, n: int = 5) -> list[str]:
+    """Up to n distinct known models close to name, by their display names ("Mistral 7B", not five of its aliases)."""
+    import difflib
+
+    kb = knowledge()
+    specs: dict[str, Any] = {"methods": kb.methods, "backbones": kb.backbones, "transformers": kb.transformers}[pool]
+    labels: dict[str, str] = {}
+    for spec in specs.values():
+        for alias in (spec.display, *spec.aliases):
+            labels.setdefault(norm(alias), spec.display)
+        for other in getattr(spec, "same_shape", ()):   # "DeepSeek-R1-Distill-Qwen-32B", not its base's display
+            labels[norm(other)] = other
+    folded = norm(name)
+    out: list[str] = []
+    for hit in difflib.get_close_matches(folded, list(labels), n=40, cutoff=0.5):
+        if labels[hit] not in out:
+            out.append(labels[hit])
+    # a family prefix ("llama", "deepseek") with no close spelling: the models whose names start with it
+    head = re.match(r"[a-z]+", folded)
+    if len(out) < n and head and len(head.group(0)) >= 3:
+        for fold, label in labels.items():
+            if fold.startswith(head.group(0)) and label not in out:
+                out.append(label)
+    return out[:n]
+
+
+def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
+    """A question about a GPU and nothing else ("我只有 H100，可以在阿里云买到吗？") names no job: answering it with the
+    default task's plan would answer another question. Say which GPUs the catalog has instead."""
+    stated = {u.field for u in s.understood}
+    gpu_notes = [h for h in s.hints if h.kind == "gpu_preference"]
+    if not gpu_notes or not any(a.field == "task" for a in assumed) or stated - {"gpu_preference", "region", "num_gpus"}:
+        return
+    kw = load_lexicon().keywords
+    if any(s.first(kw[k]) for k in ("training", "inference", "pretrain", "finetune")):
+        return   # "训练 ... A100 x 8": a job, if a vague one, answered with the stated assumptions
+    from gpu_advisor.kb.catalog_loader import load_catalog
+
+    named = sorted(g.id for g in load_catalog().gpus.values() if g.named_by_alibaba)
+    gpu = str(s.fields.get("gpu_preference") or gpu_notes[0].matched)
+    raise WorkloadError(
+        f"question: it names a GPU ({gpu}) but no job to size. The Alibaba Cloud GPUs in gpu-advisor's catalog are "
+        f"{', '.join(named)}, and 80 GB / 96 GB cards that Alibaba does not name (gn7e, gn8v); ask by memory for those. "
+        "To get a recommendation, say what you want to train or serve (model, data), e.g. 'fine-tune Llama 3.1 8B "
+        f"with LoRA on {gpu}'.",
+        f"问题：只提到了 GPU（{gpu}），没有说明要估算的作业。gpu-advisor 目录中的阿里云 GPU 有 {'、'.join(named)}，以及阿里云"
+        "未公布型号的 80 GB / 96 GB 卡（gn7e、gn8v，可按显存询问）。如需推荐配置，请说明要训练或部署什么（模型、数据），"
+        f"例如“用 {gpu} LoRA 微调 Llama 3.1 8B”。", field="question")
 
 
 def _refuse_unsupported(s: Scanner) -> None:

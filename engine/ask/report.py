@@ -23,7 +23,7 @@ UI = {
     "cpu_only": ("A CPU instance: this job needs no GPU.", "CPU 实例：该作业不需要 GPU。"),
     "cost": ("Cost and time", "费用与时间"), "wall": ("wall-clock about", "耗时约"),
     "payg_job": ("pay-as-you-go for the job", "按量付费整个作业"), "payg_month": ("pay-as-you-go per month", "按量付费每月"),
-    "misses": ("misses", "不满足"), "none_fits": ("No option meets the budget and deadline. What to relax:",
+    "misses": ("misses", "不满足"), "unused": ("Not used", "未使用"), "none_fits": ("No option meets the budget and deadline. What to relax:",
                                                  "没有方案同时满足预算与期限。可以放宽："),
 }
 
@@ -41,6 +41,8 @@ FIELD_LABELS = {
     "pytorch_version": ("PyTorch", "PyTorch 版本"), "num_classes": ("Classes", "类别数"),
     "data_loader_workers": ("Loader workers", "数据加载进程"), "augmentation": ("Augmentation", "数据增强"),
     "budget_total": ("Total budget (CNY)", "总预算（元）"), "expected_months_of_use": ("Months of use", "使用月数"),
+    "num_nodes": ("Nodes", "机器数"), "training_tokens_billion": ("Training tokens (billions)", "训练 token 数（十亿）"),
+    "requests_per_second": ("Requests per second", "每秒请求数"), "concurrent_users": ("Concurrent users", "并发用户数"),
 }
 
 
@@ -80,6 +82,7 @@ def render_markdown(parsed: ParsedQuestion, rec: Any, lang: str) -> str:
     lines += [f"- {ui('assumed', lang)}: {field_label(a.field, lang)} = {fmt_value(a.value, lang)} — {a.reason.get(lang)}"
               for a in parsed.assumed]
     lines += [f"- {ui('notes', lang)}: {h.text.get(lang)}" for h in parsed.hints]
+    lines += [f"- {ui('unused', lang)}: “{md_escape(u.matched)}” — {u.why.get(lang)}" for u in parsed.unused]
     return "\n".join(lines) + "\n\n" + rec.render(lang)
 
 

@@ -371,6 +371,21 @@ def resolve_transformer(name: str) -> str | None:
     return None
 
 
+# A name that is clearly a language model: a size suffix ("32B", "8x7B", "1.5T"), a chat / instruct / distilled build,
+# or an LLM family word. Such a name is never sized with a vision profile (issue 22: "DeepSeek-V3 671B" as an image
+# classifier).
+LLM_NAME = re.compile(
+    r"(?<![a-z])\d+(?:\.\d+)?\s*[bt](?![a-z])|\d+\s*x\s*\d+(?:\.\d+)?\s*b(?![a-z])|\b(?:instruct|chat|distill|sft|dpo|rlhf)\b"
+    r"|\b(?:llama|qwen|qwq|mistral|mixtral|deepseek|gemma|baichuan|chatglm|glm|internlm|falcon|phi|gpt|bloom|olmo|"
+    r"minicpm|yi|kimi|vicuna|starcoder|codellama|hunyuan|ernie|granite|nemotron|dbrx|grok)(?![a-z])",
+    re.IGNORECASE)
+
+
+def looks_like_llm(name: str) -> bool:
+    """True for a model name that is clearly a language model (see LLM_NAME); names up to 120 characters."""
+    return bool(LLM_NAME.search(name[:120]))
+
+
 def shape_borrowed_by(name: str, key: str) -> str | None:
     """The same_shape entry of transformer ``key`` that ``name`` names (as the knowledge base writes it), or None
     when ``name`` is the model itself or one of its aliases."""

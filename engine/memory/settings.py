@@ -7,9 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_advisor.errors import UnknownModelError, WorkloadError
-from gpu_advisor.util.i18n import note, Note
+from gpu_advisor.util.i18n import Note, note
 from gpu_advisor.kb.confignames import parse as parse_config, resolve_method
-from gpu_advisor.kb.models import family_sizes, knowledge, norm, resolve_backbone, resolve_transformer, shape_borrowed_by, unknown, BackboneSpec, MethodSpec, TransformerSpec
+from gpu_advisor.kb.models import (
+    BackboneSpec, MethodSpec, TransformerSpec, family_sizes, knowledge, looks_like_llm, norm, resolve_backbone,
+    resolve_transformer, shape_borrowed_by, unknown,
+)
 from gpu_advisor.memory.jobdefaults import fill_settings
 from gpu_advisor.workload import Task, Workload
 
@@ -238,7 +241,8 @@ def resolve(w: Workload) -> Resolved:
     vision_hint = w.backbone is not None or w.input_size is not None  # serving a vision model named by its parts
     text = w.task in TEXT_TASKS or (w.task == Task.inference and (
         (w.model is None and not vision_hint) or (w.model is not None and resolve_transformer(w.model))
-        or (w.seq_len is not None and w.input_size is None) or (w.model is not None and _config_source(w.model))))
+        or (w.seq_len is not None and w.input_size is None)
+        or (w.model is not None and (_config_source(w.model) or (not vision_hint and looks_like_llm(w.model))))))
     if text:
         r.kind = "transformer"
         _resolve_text(w, r)

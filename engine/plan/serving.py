@@ -75,13 +75,13 @@ def size_replicas(the_plan: Plan, job: Job) -> Plan:
     flops = c.estimate.infer_flops_per_sample
     precision = enum_value(c.variant.workload.precision, "fp32")
     the_plan.deadline_notes.append(Text(
-        en=f"{rate:g} requests/s needs {c.replicas} × {c.instance.type} ({c.replicas * c.total_gpus} × "
+        en=f"{rate:g} requests/s needs {c.replicas} replica{'s' if c.replicas > 1 else ''}: {c.replicas} × {c.instance.type} ({c.replicas * c.total_gpus} × "
            f"{c.gpu.display_name}; {best_case} at the optimistic end): one replica serves about {low:,.0f}-{high:,.0f} "
            f"requests/s = dense {precision} peak × utilisation ({utilisation_for(c.estimate.profile.family, c.variant.workload).low:.0%}-"
            f"{utilisation_for(c.estimate.profile.family, c.variant.workload).high:.0%}, an assumption) / "
            f"{flops / 1e9:,.1f} GFLOP per request. Serving in FP16 / INT8 (TensorRT) raises it; measure one replica and "
            "add headroom for peaks.",
-        zh=f"每秒 {rate:g} 个请求需要 {c.replicas} 台 {c.instance.type}（共 {c.replicas * c.total_gpus} 张 "
+        zh=f"每秒 {rate:g} 个请求需要 {c.replicas} 个副本，即 {c.replicas} 台 {c.instance.type}（共 {c.replicas * c.total_gpus} 张 "
            f"{c.gpu.display_name}；乐观估计 {best_case} 台）：单副本约 {low:,.0f}–{high:,.0f} 请求/秒 = {precision} 稠密峰值 × "
            f"利用率（{utilisation_for(c.estimate.profile.family, c.variant.workload).low:.0%}–"
            f"{utilisation_for(c.estimate.profile.family, c.variant.workload).high:.0%}，假设）÷ 每请求 {flops / 1e9:,.1f} GFLOP。"

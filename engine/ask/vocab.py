@@ -1,0 +1,234 @@
+"""One vocabulary: the model, backbone, dataset and GPU names `ask` recognises come from the knowledge base.
+
+Names are found in one left-to-right pass over the question's name chunks (runs of ASCII words joined by spaces,
+hyphens, dots, slashes), longest span first, each candidate checked with the same resolvers `estimate` uses
+(gpu_advisor.kb.models.resolve_transformer / resolve_plain_method / resolve_backbone). So every name `estimate`
+resolves, `ask` recognises, and a name `ask` takes as a model is one `estimate` resolves. Work is linear in the
+question: at most MAX_SPAN tokens per start, each fold looked up in a dict before any resolver runs.
+
+A chunk that starts with a model-family word (knowledge/ask/lexicon.yaml `families`) and does not resolve is an
+*unresolved* model name: it is reported, never replaced by another model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from gpu_advisor.ask.lexicon import Family, load_lexicon
+from gpu_advisor.kb.models import knowledge, norm, resolve_backbone, resolve_plain_method, resolve_transformer
+
+MAX_SPAN = 7            # tokens in one name ("DeepSeek R1 Distill Qwen 32B", "Mask R-CNN R-50-FPN")
+# a token of a name: letters, digits and the joiners names use inside themselves
+TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.]*(?:/\d+)?")
+# what may sit between two tokens of one name: a space, a hyphen, an underscore, a slash (hub ids), or the
+# parentheses, commas and plus signs of the knowledge base's display names ("Faster R-CNN (GN + WS)")
+JOINER = re.compile(r"[ \-_/]{0,2}|\s?[(),+]\s?|\s?\)\s?\(\s?|\s?\+\s?")
+# words after a known name that keep it the same model (hub suffixes of instruct / chat builds)
+VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base", "awq", "gptq", "int4", "int8", "fp8", "gguf"}
+# hub suffixes of quantized builds of the same model: they also state the weight quantization
+QUANT_WORDS = {"awq": "int4", "gptq": "int4", "int4": "int4", "int8": "int8"}
+
+
+@dataclass(frozen=True)
+class NameSpan:
+    start: int
+    end: int
+    text: str
+    pool: str            # transformers | methods | backbones
+    key: str
+
+
+@lru_cache(maxsize=1)
+def _index() -> tuple[dict[str, tuple[str, str]], frozenset[str]]:
+    """folded name -> (pool, key) over every key, display, alias and same_shape name; and the first-token folds."""
+    kb = knowledge()
+    out: dict[str, tuple[str, str]] = {}
+    for pool, specs, index in (("transformers", kb.transformers, kb.transformer_index),
+                               ("methods", kb.methods, kb.method_index),
+                               ("backbones", kb.backbones, kb.backbone_index)):
+        for folded, key in index.items():
+            out.setdefault(folded, (pool, key))
+    firsts = frozenset(f[:3] for f in out if len(f) >= 3)
+    return out, firsts
+
+
+@lru_cache(maxsize=8192)
+def _resolve(surface: str) -> tuple[str, str] | None:
+    """(pool, key) for a name as `estimate` would resolve it, or None."""
+    folded = norm(surface)
+    if len(folded) < 2:
+        return None
+    hit = _index()[0].get(folded)
+    if hit is not None:
+        return hit
+    if folded[:3] not in _index()[1]:
+        return None
+    if (t := resolve_transformer(surface)) is not None:
+        return "transformers", t
+    if (m := resolve_plain_method(surface)) is not None:
+        return "methods", m[0]
+    if (b := resolve_backbone(surface)) is not None and not folded.isdigit():
+        return "backbones", b[0]
+    return None
+
+
+def tokens(text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in TOKEN.finditer(text)]
+
+
+def _joined(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    gap = text[a[1]:b[0]]
+    return JOINER.fullmatch(gap) is not None
+
+
+def _tight(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Two tokens of one written word ("Qwen2.5-72B", "R-50-D8"): joined by a hyphen, an underscore or nothing."""
+    return text[a[1]:b[0]] in ("", "-", "_", "/")
+
+
+def find_names(text: str) -> list[NameSpan]:
+    """Known model / backbone names in text, left to right, longest first, non-overlapping. A name starts and ends
+    on word boundaries: "Qwen" inside "Foo-Qwen-7B" is not a name, nor "Qwen2.5-7B" inside "Qwen2.5-7B-Foo" (only
+    hub suffixes such as "-Instruct" may follow)."""
+    toks = tokens(text)
+    out: list[NameSpan] = []
+    i = 0
+    while i < len(toks):
+        if i > 0 and _tight(text, toks[i - 1], toks[i]):
+            i += 1
+            continue
+        j_max = i
+        while j_max + 1 < len(toks) and j_max + 1 - i < MAX_SPAN and _joined(text, toks[j_max], toks[j_max + 1]):
+            j_max += 1
+        if norm(text[toks[i][0]:toks[i][1]])[:3] not in _index()[1] and norm(text[toks[i][0]:toks[j_max][1]])[:3] not in _index()[1]:
+            i += 1
+            continue
+        found = None
+        for j in range(j_max, i - 1, -1):
+            if j < j_max and _tight(text, toks[j], toks[j + 1]) and not _tail_is_variant(text, toks, j + 1, j_max):
+                continue
+            surface = text[toks[i][0]:toks[j][1]]
+            hit = _resolve(surface)
+            if hit is None and j > i:
+                # "Mistral-7B-Instruct-v0.3": the hub's build suffix inside a name the registry spells without it;
+                # the model field gets the registry's spelling, so that `estimate` resolves it too
+                kept = [text[a:b] for a, b in toks[i:j + 1] if text[a:b].lower() not in VARIANT_WORDS]
+                if 0 < len(kept) < j - i + 1:
+                    hit = _resolve("-".join(kept))
+                    surface = "-".join(kept) if hit else surface
+            if hit is not None:
+                found = (j, surface, hit)
+                break
+        if found is None:
+            i += 1
+            continue
+        j, surface, (pool, key) = found
+        split = _split_method_backbone(text, toks, i, j) if pool == "methods" else None
+        if split is not None:
+            out.extend(split)
+            i = j + 1
+            continue
+        end_tok = j
+        while end_tok + 1 <= j_max and text[toks[end_tok + 1][0]:toks[end_tok + 1][1]].lower() in VARIANT_WORDS:
+            end_tok += 1
+        out.append(NameSpan(toks[i][0], toks[end_tok][1], surface, pool, key))
+        i = end_tok + 1
+    return out
+
+
+def _split_method_backbone(text: str, toks: list[tuple[int, int]], i: int, j: int) -> list[NameSpan] | None:
+    """"DeepLabV3+ R-50", "Mask2Former Swin-L": a method and, after a space, its backbone are two names (model and
+    backbone), as `recommend --model ... --backbone ...` would take them."""
+    for k in range(i + 1, j + 1):
+        if text[toks[k - 1][1]:toks[k][0]].strip(" ") != "" or _tight(text, toks[k - 1], toks[k]):
+            continue
+        head, tail = text[toks[i][0]:toks[k - 1][1]], text[toks[k][0]:toks[j][1]]
+        h, t = _resolve(head), _resolve(tail)
+        if h and t and h[0] == "methods" and t[0] == "backbones":
+            return [NameSpan(toks[i][0], toks[k - 1][1], head, *h), NameSpan(toks[k][0], toks[j][1], tail, *t)]
+    return None
+
+
+def _tail_is_variant(text: str, toks: list[tuple[int, int]], a: int, b: int) -> bool:
+    """Tokens a..b (the rest of the written word) are all hub suffixes."""
+    k = a
+    while k <= b and text[toks[k][0]:toks[k][1]].lower() in VARIANT_WORDS:
+        if k == b or not _tight(text, toks[k], toks[k + 1]):
+            return True
+        k += 1
+    return False
+
+
+# --- families: words that make a chunk a model name even when the knowledge base does not know it -----------
+
+@lru_cache(maxsize=1)
+def families() -> tuple[Family, ...]:
+    return load_lexicon().families
+
+
+# a chunk: the family word and the version / size / variant tokens that follow it (bounded)
+CHUNK_TAIL = (r"(?:[\s\-_/]{0,2}(?:v?\d[\w.]*|\d+\s*x\s*\d+\s*b|[a-z]\d[\w.]*|instruct|chat|base|distill|moe|coder|math|"
+              r"turbo|pro|max|plus|lite|mini|small|medium|large|huge|tiny|nano|flash|preview|vl|omni|r\d|a\d+b))"
+              r"{0,8}")
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    start: int
+    end: int
+    text: str
+    kind: str            # llm | vision
+
+
+LLM_SIZE = re.compile(r"(?<![a-z])\d+(?:\.\d+)?\s*[bt]\b|\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", re.IGNORECASE)
+
+
+def find_unresolved(text: str, taken: list[tuple[int, int]]) -> list[Unresolved]:
+    """Model-family chunks outside the known names' spans: names the knowledge base does not know."""
+    out: list[Unresolved] = []
+    for fam in sorted(families(), key=lambda f: f.kind != "none"):
+        for m in fam.pattern.finditer(text):
+            tail = re.compile(CHUNK_TAIL, re.IGNORECASE | re.ASCII).match(text, m.end())
+            end = tail.end() if tail else m.end()
+            start = m.start()
+            # the whole written word: "my-llama-3.1-8b-variant", not the "llama-3.1-8b" inside it
+            while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "-_/")):
+                start -= 1
+            while end < len(text) and text[end].isascii() and (text[end].isalnum() or (
+                    text[end] in "-_./" and end + 1 < len(text) and text[end + 1].isascii() and text[end + 1].isalnum())):
+                end += 1
+            if any(not (end <= a or start >= b) for a, b in taken):
+                continue
+            if any(not (end <= u.start or start >= u.end) for u in out):
+                continue
+            surface = text[start:end].strip(" -_/")
+            if fam.kind == "none":   # a tool named after a model family ("LLaMA-Factory"): claimed, not a model
+                out.append(Unresolved(start, start + len(surface), surface, "none"))
+                continue
+            kind = "llm" if fam.kind == "llm" or LLM_SIZE.search(surface) else fam.kind
+            out.append(Unresolved(start, start + len(surface), surface, kind))
+    return sorted((u for u in out if u.kind != "none"), key=lambda u: u.start)
+
+
+def pool_for(kind: str) -> str:
+    return "transformers" if kind == "llm" else "methods"
+
+
+def all_names() -> list[tuple[str, str, str]]:
+    """(name, pool, key) for every name the knowledge base resolves: keys, displays, aliases, same_shape names."""
+    kb = knowledge()
+    out: list[tuple[str, str, str]] = []
+    for pool, specs in (("transformers", kb.transformers), ("methods", kb.methods), ("backbones", kb.backbones)):
+        for key, spec in specs.items():
+            for name in (spec.display, *spec.aliases, *getattr(spec, "same_shape", ())):
+                out.append((name, pool, key))
+    return out
+
+
+def describe(pool: str, key: str) -> dict[str, Any]:
+    kb = knowledge()
+    spec = {"transformers": kb.transformers, "methods": kb.methods, "backbones": kb.backbones}[pool][key]
+    return {"display": spec.display, "family": getattr(spec, "family", None)}
