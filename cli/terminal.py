@@ -106,7 +106,11 @@ def cost_block(rec: Any, lang: str, style: Style) -> list[str]:
     if cost.why is not None and cost.recommended == inst.instance_type:
         out.append(f"  {cost.why.get(lang)}")
     if cost.recommended is None:
-        out.append(f"  {style(ui('none_fits', lang), 'red')}")
+        w = value_of(rec, "workload") or {}
+        budget, deadline = bool(w.get("budget_per_hour") or w.get("budget_total")), bool(w.get("deadline_hours"))
+        key = {(True, True): "none_fits_both", (True, False): "none_fits_budget",
+               (False, True): "none_fits_deadline"}.get((budget, deadline), "none_fits")  # only the constraints given
+        out.append(f"  {style(ui(key, lang), 'red')}")
         out += [f"  - {x.get(lang)}" for x in cost.relax]
     return out if len(out) > 1 else []
 

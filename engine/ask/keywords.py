@@ -102,6 +102,8 @@ def extract_names(s: Scanner) -> str | None:
         if u.kind == "llm":
             implied = implied or "llm"
             s.fields["_llm_family"] = u.text
+        elif u.task:
+            implied = implied or u.task
     return implied
 
 

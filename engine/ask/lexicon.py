@@ -92,10 +92,11 @@ class Family:
     word: str
     kind: str            # llm | vision
     pattern: re.Pattern[str]
+    task: str | None = None  # the task a name of this family implies when the registry lacks it (yolo: detection)
 
 
 def _families(rows: list[dict[str, Any]]) -> tuple[Family, ...]:
-    return tuple(Family(str(r["name"]), str(r["kind"]), _compile(r["pattern"], f"families[{i}]"))
+    return tuple(Family(str(r["name"]), str(r["kind"]), _compile(r["pattern"], f"families[{i}]"), r.get("task"))
                  for i, r in enumerate(rows))
 
 

@@ -23,8 +23,11 @@ UI = {
     "cpu_only": ("A CPU instance: this job needs no GPU.", "CPU 实例：该作业不需要 GPU。"),
     "cost": ("Cost and time", "费用与时间"), "wall": ("wall-clock about", "耗时约"),
     "payg_job": ("pay-as-you-go for the job", "按量付费整个作业"), "payg_month": ("pay-as-you-go per month", "按量付费每月"),
-    "misses": ("misses", "不满足"), "unused": ("Not used", "未使用"), "none_fits": ("No option meets the budget and deadline. What to relax:",
-                                                 "没有方案同时满足预算与期限。可以放宽："),
+    "misses": ("misses", "不满足"), "unused": ("Not used", "未使用"),
+    "none_fits": ("No option meets every constraint. What to relax:", "没有方案满足全部约束。可以放宽："),
+    "none_fits_both": ("No option meets the budget and deadline. What to relax:", "没有方案同时满足预算与期限。可以放宽："),
+    "none_fits_budget": ("No option meets the budget. What to relax:", "没有方案满足预算。可以放宽："),
+    "none_fits_deadline": ("No option meets the deadline. What to relax:", "没有方案满足期限。可以放宽："),
 }
 
 

@@ -25,6 +25,8 @@ MAX_SPAN = 7            # tokens in one name ("DeepSeek R1 Distill Qwen 32B", "M
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.]*(?:/\d+)?")
 # what may sit between two tokens of one name: a space, a hyphen, an underscore, a slash (hub ids), or the
 # parentheses, commas and plus signs of the knowledge base's display names ("Faster R-CNN (GN + WS)")
+COUNT_AFTER = re.compile(r"\s*(?:个|轮|张|台|卡|次|epochs?\b|images?\b|samples?\b|steps?\b|iters?\b|gpus?\b)",
+                         re.IGNORECASE)
 JOINER = re.compile(r"[ \-_/]{0,2}|\s?[(),+]\s?|\s?\)\s?\(\s?|\s?\+\s?")
 # words after a known name that keep it the same model (hub suffixes of instruct / chat builds)
 VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base", "awq", "gptq", "int4", "int8", "fp8", "gguf"}
@@ -81,6 +83,8 @@ def tokens(text: str) -> list[tuple[int, int]]:
 
 def _joined(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
     gap = text[a[1]:b[0]]
+    if "," in gap and text[b[0]:b[1]].isdigit() and COUNT_AFTER.match(text, b[1]):
+        return False  # "Sparse R-CNN, 300 个 epoch": a count after a comma, not a name part ("FPG, 128 ch" is one)
     return JOINER.fullmatch(gap) is not None
 
 
@@ -181,6 +185,7 @@ class Unresolved:
     end: int
     text: str
     kind: str            # llm | vision
+    task: str | None = None  # the family's task hint (knowledge/ask/lexicon.yaml families: task)
 
 
 LLM_SIZE = re.compile(r"(?<![a-z])\d+(?:\.\d+)?\s*[bt]\b|\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", re.IGNORECASE)
@@ -209,7 +214,7 @@ def find_unresolved(text: str, taken: list[tuple[int, int]]) -> list[Unresolved]
                 out.append(Unresolved(start, start + len(surface), surface, "none"))
                 continue
             kind = "llm" if fam.kind == "llm" or LLM_SIZE.search(surface) else fam.kind
-            out.append(Unresolved(start, start + len(surface), surface, kind))
+            out.append(Unresolved(start, start + len(surface), surface, kind, fam.task if kind == fam.kind else None))
     return sorted((u for u in out if u.kind != "none"), key=lambda u: u.start)
 
 
