@@ -431,3 +431,36 @@ def test_http_a_raising_tool_runs_once_and_its_error_hides_the_exception(monkeyp
     reply = json.loads(b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body"))
     assert calls == [1]
     assert reply["result"]["isError"] is True and "secret" not in json.dumps(reply)
+
+
+def test_http_a_quick_call_is_not_stalled_by_four_long_questions(http_server: HttpServer) -> None:
+    """Issue 21: while 4 clients send long questions (2,000 characters, the ask tool's limit, and 4,000, refused), another
+    client's call completes in under 1 s: the parser is linear and tools run off the event loop."""
+    import threading
+
+    def call(i: int, name: str, arguments: dict) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                           "params": {"name": name, "arguments": arguments}}).encode()
+
+    long_zh = ("我要在阿里云上微调一个语言模型，" * 200)[:2000]
+    stop = time.monotonic() + 6
+    sent = []
+
+    def flood(text: str) -> None:
+        while time.monotonic() < stop:
+            sent.append(post(http_server.url, call(7, "ask", {"question": text}))[0])
+
+    floods = [threading.Thread(target=flood, args=(t,)) for t in (long_zh, long_zh, "一" * 4000, "1" * 4000)]
+    for t in floods:
+        t.start()
+    time.sleep(0.5)
+    quick = []
+    while time.monotonic() < stop - 1:
+        t0 = time.monotonic()
+        status, _ = post(http_server.url, call(8, "explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"}))
+        quick.append((status, time.monotonic() - t0))
+    for t in floods:
+        t.join()
+    assert sent and quick and all(status == 200 for status, _ in quick)
+    print(f"quick call: max {max(s for _, s in quick):.3f} s over {len(quick)} calls beside {len(sent)} long questions")
+    assert max(seconds for _, seconds in quick) < 1.0, quick
