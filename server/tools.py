@@ -201,6 +201,7 @@ class RecommendAnswer(_Open):
     """The decision; sections add their parts by name."""
 
     lang: str
+    lead: list[str] = Field(default_factory=list, description="say first")
     instance_type: str | None = Field(description="the recommended instance type (null: none fits, or CPU only)")
     instance: BriefInstance | None
     cpu_instance: dict[str, Any] | None = None
@@ -220,7 +221,7 @@ class RecommendAnswer(_Open):
     @model_serializer(mode="wrap")
     def _without_absent_parts(self, handler: Any) -> Any:
         data = handler(self)
-        for key in ("scenarios", "full", "cpu_instance", "misses"):
+        for key in ("lead", "scenarios", "full", "cpu_instance", "misses"):
             if key in data and not data[key]:
                 del data[key]
         return data

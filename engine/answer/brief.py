@@ -206,6 +206,7 @@ def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
     assumptions, more = _assumptions(rec, lang)
     out: dict[str, Any] = {
         "lang": lang,
+        "lead": [line.get(lang) for line in rec.lead],
         "instance_type": inst.instance_type if inst is not None else None,
         "instance": instance,
         "cpu_instance": ({k: rec.cpu_instance.get(k) for k in ("instance_type", "instances", "vcpu", "memory_gib")}
@@ -221,7 +222,7 @@ def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
         "knowledge_version": rec.knowledge.get("version"),
         "catalog_compiled_on": rec.knowledge.get("catalog_compiled_on"),
     }
-    for key in ("cpu_instance", "misses"):  # only when there is one
+    for key in ("lead", "cpu_instance", "misses"):  # only when there is one
         if not out[key]:
             del out[key]
     if rec.scenarios:
@@ -254,6 +255,7 @@ def brief_text(rec: Any, lang: str | None = None, data: dict[str, Any] | None = 
     b = data if data is not None else brief(rec, lang)
     colon = _t("colon", lang)
     lines = [f"## {_t('title', lang)}", ""]
+    lines += [f"**{md_escape(line)}**" for line in b.get("lead", [])]  # what must be said first (verdict, tight card)
     inst = b["instance"]
     if inst is not None:
         nodes = f" × {inst['nodes']} nodes" if inst["nodes"] > 1 and lang != "zh" else \

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpu_advisor.ask.parsed import ParsedQuestion
+from gpu_advisor.ask.verdict import verdict
 from gpu_advisor.ask.parser import parse_question, validate_fields
 from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.util.i18n import Text
@@ -50,7 +51,9 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     refusal = unresolved_error(parsed, fields)
     if refusal is not None:
         raise refusal
-    return _recommend(validate_fields(fields), lang)
+    rec = _recommend(validate_fields(fields), lang)
+    line = verdict(parsed, rec) if hasattr(rec, "lead") else None
+    return rec if line is None else rec.model_copy(update={"lead": [line, *rec.lead]})
 
 
 def answer_question(text: str, lang: str | None = None) -> tuple[ParsedQuestion, Any]:

@@ -127,7 +127,8 @@ def parse_question(text: str) -> ParsedQuestion:
     unresolved = [(u.text, u.kind, closest_models(u.text, pool_for(u.kind))) for u in s.unresolved]
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
-                          other_language=other_language(text))
+                          other_language=other_language(text),
+                          yes_no=load_lexicon().keywords["yes_no"].search(s.text) is not None)
 
 
 STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:e-?\d{1,3})?(?:\s*[%kKmMbBwW万亿千]|\s*(?:fps|gb|tb|g\b))?")

@@ -1,0 +1,58 @@
+"""The verdict a yes/no question gets first ("4张A10能全量微调7B模型吗？" -> "No: ..." / "Yes: ..."), read from the
+recommendation against what the question stated (the GPU model, the GPU count, the machines).
+
+A stated constraint the plan does not keep is a "no" for that constraint, with what holds the job instead; a plan that
+keeps every stated constraint is a "yes", with the mitigations it needs (a yes that needs CPU offload is not a plain
+yes) and the memory per GPU against the card. Nothing here sizes anything: the plan and its reasons are the advisor's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_advisor.ask.parsed import ParsedQuestion
+from gpu_advisor.util.i18n import Text
+
+
+def _stated_gpus(fields: dict[str, Any]) -> int | None:
+    n = fields.get("num_gpus")
+    return int(n) if isinstance(n, int | float) and not isinstance(n, bool) else None
+
+
+def _preference_kept(rec: Any, preference: str) -> bool:
+    from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.plan.preference import resolve_gpu_preference
+
+    wanted = resolve_gpu_preference(load_catalog(), preference)
+    return rec.instance is not None and rec.instance.gpu_id in wanted
+
+
+def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """The first line of the answer to a yes/no question, or None when the question is not one."""
+    if not parsed.yes_no or rec is None:
+        return None
+    fields = parsed.workload_fields
+    stated = parsed.stated()
+    inst = rec.instance
+    gpus = _stated_gpus(fields) if "num_gpus" in stated else None
+    preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
+    want_en = " × ".join(x for x in (str(gpus) if gpus else "", preference or "") if x) or "it"
+    want_zh = " × ".join(x for x in (f"{gpus} 张" if gpus else "", preference or "") if x) or "它"
+    if inst is None:
+        return Text(en=f"No: no GPU instance in the catalog holds this job as asked (see why below).",
+                    zh="不行：目录中没有能按所述配置放下此作业的 GPU 实例（原因见下）。")
+    what_en = f"{inst.total_gpus} × {inst.gpu_display}" + (f" on {inst.nodes} machines" if inst.nodes > 1 else "")
+    what_zh = f"{inst.total_gpus} 张 {inst.gpu_display}" + (f"（{inst.nodes} 台机器）" if inst.nodes > 1 else "")
+    kept_gpus = gpus is None or inst.total_gpus == gpus
+    kept_model = preference is None or _preference_kept(rec, preference)
+    if not (kept_gpus and kept_model):
+        return Text(en=f"No: {want_en} does not hold this job as asked; {what_en} does "
+                       f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
+                    zh=f"不行：{want_zh} 按所述配置放不下此作业；{what_zh} 可以（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
+    needs = [m for m in inst.mitigations]
+    card = f"about {inst.planned_mem_gib:.1f} GiB per GPU of {inst.gpu_memory_gib:g} GB"
+    card_zh = f"每卡约 {inst.planned_mem_gib:.1f} GiB / {inst.gpu_memory_gib:g} GB"
+    if needs:
+        return Text(en=f"Yes, but only with {', '.join(m.en for m in needs)}: {what_en}, {card}.",
+                    zh=f"可以，但必须采取：{'、'.join(m.zh for m in needs)}：{what_zh}，{card_zh}。")
+    return Text(en=f"Yes: {what_en} holds it as asked, {card}.", zh=f"可以：{what_zh} 按所述配置放得下，{card_zh}。")
