@@ -46,6 +46,12 @@ def run_ask(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextI
         hint = (f" ({', '.join(exc.suggestions[:5])})" if exc.suggestions
                 and not all(x in message for x in exc.suggestions[:5]) else "")
         print(f"gpu-advisor ask{field}: {message}{hint}", file=sys.stderr)
+        if getattr(args, "json", False):  # a machine reading --json gets the refusal as JSON too (stdout)
+            import json
+
+            stdout.write(json.dumps({"question": question, "lang": lang, "error": {
+                "field": exc.field, "message": message, "suggestions": list(exc.suggestions or [])}},
+                ensure_ascii=False, indent=2) + "\n")
         return 2
     except KeyboardInterrupt:
         print("", file=sys.stderr)

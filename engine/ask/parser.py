@@ -196,16 +196,32 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
         return   # "训练 ... A100 x 8": a job, if a vague one, answered with the stated assumptions
     from gpu_advisor.kb.catalog_loader import load_catalog
 
-    named = sorted(g.id for g in load_catalog().gpus.values() if g.named_by_alibaba)
+    from gpu_advisor.plan.preference import resolve_gpu_preference
+
+    catalog = load_catalog()
+    named = sorted({g.display_name.removeprefix("NVIDIA ").split(",")[0] for g in catalog.gpus.values()
+                    if g.named_by_alibaba})
+    families: dict[float, set[str]] = {}
+    for t in catalog.instance_types.values():
+        g = catalog.gpus.get(t.gpu_id)
+        if g is not None and not g.named_by_alibaba and g.memory_gb and t.status in ("current", "sales_only"):
+            families.setdefault(g.memory_gb, set()).add(t.family)
+    unnamed_en = "; ".join(f"{m:g} GB ({', '.join(sorted(f)[:3])})" for m, f in sorted(families.items()))
     gpu = str(s.fields.get("gpu_preference") or gpu_notes[0].matched)
+    try:
+        sold = bool(resolve_gpu_preference(catalog, gpu))
+    except WorkloadError:
+        sold = False
+    status_en = (f"{gpu} is in the catalog." if sold else
+                 f"{gpu} is not an Alibaba Cloud GPU instance in gpu-advisor's catalog (Alibaba's pages and API do not "
+                 "list it by that name).")
+    status_zh = (f"目录中有 {gpu}。" if sold else f"gpu-advisor 的阿里云目录中没有 {gpu}（阿里云的页面和 API 未以此名称列出）。")
     raise WorkloadError(
-        f"question: it names a GPU ({gpu}) but no job to size. The Alibaba Cloud GPUs in gpu-advisor's catalog are "
-        f"{', '.join(named)}, and 80 GB / 96 GB cards that Alibaba does not name (gn7e, gn8v); ask by memory for those. "
-        "To get a recommendation, say what you want to train or serve (model, data), e.g. 'fine-tune Llama 3.1 8B "
-        f"with LoRA on {gpu}'.",
-        f"问题：只提到了 GPU（{gpu}），没有说明要估算的作业。gpu-advisor 目录中的阿里云 GPU 有 {'、'.join(named)}，以及阿里云"
-        "未公布型号的 80 GB / 96 GB 卡（gn7e、gn8v，可按显存询问）。如需推荐配置，请说明要训练或部署什么（模型、数据），"
-        f"例如“用 {gpu} LoRA 微调 Llama 3.1 8B”。", field="question")
+        f"question: {status_en} The GPUs it lists by name: {', '.join(named)}; GPUs Alibaba does not name, by memory: "
+        f"{unnamed_en}. To get a recommendation, say what you want to train or serve (model, data), e.g. 'fine-tune "
+        f"Llama 3.1 8B with LoRA on {gpu}'.",
+        f"问题：{status_zh}目录按型号列出的 GPU：{'、'.join(named)}；阿里云未公布型号的 GPU（按显存）：{unnamed_en}。"
+        f"如需推荐配置，请说明要训练或部署什么（模型、数据），例如“用 {gpu} LoRA 微调 Llama 3.1 8B”。", field="question")
 
 
 def _refuse_unsupported(s: Scanner) -> None:
@@ -213,14 +229,17 @@ def _refuse_unsupported(s: Scanner) -> None:
     answering it as the default task would size a different job."""
     if {"model", "backbone"} & set(s.fields):
         return
+    serving = s.first(load_lexicon().keywords["inference"]) is not None
+    step_en, step_zh = ("serve one request at the batch you need", "按所需批大小实测一次推理") if serving else \
+        ("run one training step", "实测一步训练")
     for entry in load_lexicon().unsupported:
         if entry.pattern.search(s.text):
             raise UnknownModelError(
                 f"model: gpu-advisor has no memory profile for {entry.value}: its knowledge base covers vision models "
                 "(segmentation, detection, classification) and transformer language models, so it cannot size this "
-                "job. Name a model it covers, or measure one training step with torch.cuda.max_memory_allocated().",
+                f"job. Name a model it covers, or {step_en} and read torch.cuda.max_memory_allocated().",
                 f"模型：知识库中没有{entry.extra['zh']}的显存模型（目前覆盖视觉模型——分割、检测、分类——以及 Transformer "
-                "语言模型），无法估算该作业。请换用知识库中的模型，或用 torch.cuda.max_memory_allocated() 实测一步训练。",
+                f"语言模型），无法估算该作业。请换用知识库中的模型，或{step_zh}并读取 torch.cuda.max_memory_allocated()。",
                 field="model")
 
 

@@ -32,11 +32,16 @@ def resolve_gpu_preference(catalog: Catalog, text: str) -> frozenset[str]:
         ids = {g.id for g in catalog.gpus.values() if g.memory_gb and int(g.memory_gb) == int(memory.group(1))}
     if ids:
         return frozenset(ids)
-    known = sorted(g.id for g in catalog.gpus.values() if g.named_by_alibaba)
-    close = difflib.get_close_matches(text.upper().replace(" ", ""), known, n=5, cutoff=0.3)
+    # the names people write ("A100 80 GB", "RTX 5880 48 GB"), never the catalog's internal ids
+    known = sorted({g.display_name.removeprefix("NVIDIA ").split(",")[0].replace(" (SXM)", "")
+                    for g in catalog.gpus.values() if g.named_by_alibaba})
+    unnamed = sorted({f"{g.memory_gb:g}GB" for g in catalog.gpus.values() if not g.named_by_alibaba and g.memory_gb},
+                     key=lambda m: float(m[:-2]))
+    close = difflib.get_close_matches(text.upper(), [k.upper() for k in known], n=5, cutoff=0.3)
+    close = [k for k in known if k.upper() in close]
     raise WorkloadError(
-        f"gpu_preference: '{text[:40]}' is not a GPU in the catalog; named GPUs: {', '.join(known)} "
-        "(Alibaba does not name the GPU of gn8v: ask by memory, e.g. '96GB')",
-        f"gpu_preference：目录中没有 GPU“{text[:40]}”；已命名的 GPU：{'、'.join(known)}"
-        "（阿里云未公布 gn8v 的 GPU 型号：可按显存指定，如“96GB”）",
+        f"gpu_preference: '{text[:40]}' is not a GPU in the catalog; named GPUs: {', '.join(known)}; GPUs Alibaba "
+        f"does not name can be asked for by memory: {', '.join(unnamed)}",
+        f"gpu_preference：目录中没有 GPU“{text[:40]}”；已命名的 GPU：{'、'.join(known)}；阿里云未公布型号的 GPU 可按显存"
+        f"指定：{'、'.join(unnamed)}",
         field="gpu_preference", suggestions=close or known[:5])
