@@ -47,3 +47,9 @@ def test_a_plain_yes_names_the_card_and_the_memory() -> None:
 def test_a_question_that_is_not_yes_no_gets_no_verdict() -> None:
     _, rec = answer_question("What GPU do I need to fine-tune Llama 3.1 8B with LoRA?")
     assert not any(line.en.startswith(("Yes", "No:")) for line in rec.lead)
+
+
+def test_a_yes_no_question_about_something_else_gets_no_fit_verdict() -> None:
+    """'用抢占式实例可以吗？' asks about spot, not about the job fitting: no 'Yes: ... holds it' line first."""
+    _, rec = answer_question("我在新加坡，想微调 Qwen2.5-14B（LoRA），用抢占式实例可以吗？")
+    assert not any(line.zh.startswith(("可以：", "可以，但", "不行：")) for line in rec.lead)

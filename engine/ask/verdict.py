@@ -8,10 +8,16 @@ yes) and the memory per GPU against the card. Nothing here sizes anything: the p
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.util.i18n import Text
+
+
+# a yes/no question about the job fitting (not "can I use spot?"): GPU words, memory words, "enough", "fit"
+FIT_WORDS = re.compile(r"显存|内存|够|放得下|装得下|跑得动|单卡|一张卡|几张|\bfits?\b|\benough\b|\bmemory\b|\bvram\b",
+                       re.IGNORECASE)
 
 
 def _stated_gpus(fields: dict[str, Any]) -> int | None:
@@ -33,6 +39,8 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         return None
     fields = parsed.workload_fields
     stated = parsed.stated()
+    if not (stated & {"num_gpus", "gpu_preference", "num_nodes"} or FIT_WORDS.search(parsed.text)):
+        return None  # the yes/no is about something else (spot, a region, a platform): the answer's rules say it
     inst = rec.instance
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
