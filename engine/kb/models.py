@@ -58,7 +58,7 @@ class BackboneSpec(BaseModel):
     head_channels: int | None = None
     stem: list[list[float]] = []
     stages: list[list[Any]]
-    gflops_224: float = Field(gt=0)
+    gflops_224: float = Field(gt=0)  # as published: multiply-accumulates at 224x224 (memory/cv.py _flops doubles it)
     source: str
     aliases: list[str] = []
 

@@ -296,12 +296,16 @@ def _coefficients(r: Resolved, key: tuple[Any, ...], build: Callable[[], CvCoeff
 
 
 def _flops(r: Resolved, bb_flops_px: float, pixels: int, bb_scale: float = 1.0) -> float:
-    """Forward FLOPs of one image: published backbone GFLOPs at 224^2 scaled by pixels and dilation."""
+    """Forward FLOPs of one image: published backbone GFLOPs at 224^2 scaled by pixels and dilation.
+
+    Vision papers and model cards count a multiply-accumulate as one "FLOP" (He et al. 2015: ResNet-50 "3.8 x 10^9
+    FLOPs (multiply-adds)"; torchvision's 4.09 "GFLOPS" are fvcore MACs; timm's column is GMACs), while peak TFLOPS
+    count two: the published figure is doubled, as the head's 2 x params x positions already is."""
     assert r.method and r.backbone
     plain = _coefficients(r, ("backbone_coefficients", r.backbone.key, 32, False, False, None),
                           lambda: backbone_coefficients(r.backbone, 32, False)).flops_per_pixel
     dilation = bb_flops_px / plain if plain > 0 else 1.0
-    backbone = r.backbone.gflops_224 * 1e9 * pixels * bb_scale / (224 * 224) * dilation
+    backbone = 2.0 * r.backbone.gflops_224 * 1e9 * pixels * bb_scale / (224 * 224) * dilation
     head = 2.0 * head_params(r.method, r.backbone) * pixels / max(r.output_stride or 32, 4) ** 2 * 4
     return backbone + head
 
