@@ -317,3 +317,11 @@ def test_an_unasked_int8_plan_that_leads_says_so_first() -> None:
     assert "INT8" in rec.lead[0].en and "16-bit" in rec.lead[0].en
     finding = _finding(rec.render("zh"))
     assert finding.index("没有要求量化") < finding.index("推荐规格")
+
+
+def test_a_gpu_ruled_out_for_host_ram_says_so_not_several_instances() -> None:
+    rec = recommend({"task": "llm_finetune", "model": "Qwen2.5 7B", "num_gpus": 1, "precision": "fp16_amp",
+                     "seq_len": 8192, "batch_size_per_gpu": 4, "lang": "en"})
+    why = {t.en.split(":", 1)[0]: t.en for t in rec.rejected}
+    a100 = why["NVIDIA A100 40 GB (SXM)"]
+    assert "host RAM" in a100 and "several instances" not in a100  # one GPU was asked for: one instance
