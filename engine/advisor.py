@@ -17,7 +17,7 @@ from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
 from gpu_advisor.answer.lead import precision_lead
 from gpu_advisor.plan.scaleout import scale_for_deadline
 from gpu_advisor.plan.serving import size_replicas
-from gpu_advisor.plan.stated import quantization_note, relax_stated_count
+from gpu_advisor.plan.stated import quantization_note, relax_stated_count, unpriced_lead_note
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
 from gpu_advisor.workload import Workload, enum_value
 
@@ -35,10 +35,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
-    lead = list(the_plan.deadline_notes if the_plan else []) + lead
-    quantized = quantization_note(the_plan, job)
-    if quantized is not None:
-        lead.insert(0, quantized)
+    said = [t for t in (quantization_note(the_plan, job), unpriced_lead_note(the_plan, job)) if t is not None]
+    lead = list(the_plan.deadline_notes if the_plan else []) + said + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb, recommend)})

@@ -325,3 +325,19 @@ def test_a_gpu_ruled_out_for_host_ram_says_so_not_several_instances() -> None:
     why = {t.en.split(":", 1)[0]: t.en for t in rec.rejected}
     a100 = why["NVIDIA A100 40 GB (SXM)"]
     assert "host RAM" in a100 and "several instances" not in a100  # one GPU was asked for: one instance
+
+
+def test_an_unpriced_option_that_leads_over_a_priced_one_says_why_first() -> None:
+    # 4 stated GPUs: 16-bit weights hold on 4 x 80 / 96 GB (no price in cn-hangzhou); the priced 4 x A10 needs INT8
+    rec = recommend({"task": "inference", "model": "Llama 3.1 70B", "num_gpus": 4, "batch_size_per_gpu": 1,
+                     "seq_len": 2048, "lang": "en"})
+    assert rec.instance.price_per_hour is None and any(o.price_per_hour is not None for o in rec.alternatives)
+    first = rec.lead[0].en
+    assert first.startswith(f"{rec.instance.instance_type} leads although the catalog has no list price")
+    assert "INT8" in first and "did not ask for" in first
+    finding = _finding(rec.render("en"))
+    assert finding.index("leads although") < finding.index("Recommended instance type")
+    # the user's GPU without a price: the reason is that it was asked for
+    l20 = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora",
+                     "gpu_preference": "L20", "lang": "zh"})
+    assert l20.instance.gpu_id == "L20" and "你指定的 GPU" in l20.lead[0].zh

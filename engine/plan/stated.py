@@ -113,3 +113,36 @@ def quantization_note(the_plan: Plan | None, job: Job) -> Text | None:
            "Evaluate accuracy before going live with INT8.",
         zh=f"此方案使用 INT8 量化权重，而问题没有要求量化：16 位权重放不下 {c.total_gpus} 张 {c.gpu.display_name}"
            f"（按原配置每卡约 {need:.1f} GiB）{alt_zh}。上线 INT8 前请评测精度。")
+
+
+def unpriced_lead_note(the_plan: Plan | None, job: Job) -> Text | None:
+    """A line said first when the leading option has no list price in the region while a priced option holds the job:
+    why the priced one does not lead (the ranking's first reason that tells them apart)."""
+    c = the_plan.chosen if the_plan else None
+    if c is None or c.price is not None:
+        return None
+    priced = next((o for o in the_plan.options if o.price is not None), None)
+    if priced is None:
+        return None  # nothing has a price here: the cost report says so
+    if the_plan.preferred and c.gpu.id in the_plan.preferred and priced.gpu.id not in the_plan.preferred:
+        why = Text(en="it is not the GPU you asked for", zh="它不是你指定的 GPU")
+    elif priced.hard_shortfall and not c.hard_shortfall:
+        why = Text(en="it lacks the vCPU or RAM the data pipeline needs", zh="它的 vCPU 或内存不够数据流水线使用")
+    elif priced.misses_deadline and not c.misses_deadline:
+        why = Text(en="it cannot be shown to meet the deadline", zh="无法确认它能满足期限")
+    elif priced.variant.step == STEP_OFFLOAD and c.variant.step != STEP_OFFLOAD:
+        why = Text(en="it holds the job only with CPU offload", zh="它只有 CPU 卸载才放得下")
+    elif priced.quantized and not c.quantized:
+        why = Text(en="it holds the job only with INT8 weight quantization, which the question did not ask for",
+                   zh="它只有用 INT8 权重量化才放得下，而问题没有要求量化")
+    elif priced.sharded_off_training and not c.sharded_off_training:
+        why = Text(en="it shards the model states over GPUs without NVLink of a family not positioned for training",
+                   zh="它要把模型状态分片到无 NVLink、非训练定位规格族的 GPU 上")
+    else:
+        return None
+    price = f"{priced.price_per_hour:.2f} {priced.price.currency}/h"
+    return Text(
+        en=f"{c.instance.type} leads although the catalog has no list price for it in {job.region}: the option with a "
+           f"price, {priced.instance.type} ({price}), is not preferred because {why.en}.",
+        zh=f"{c.instance.type} 排在首位，但目录中没有它在 {job.region} 的价格：有价格的方案 {priced.instance.type}"
+           f"（{price}）没有排在前面，因为{why.zh}。")
