@@ -17,6 +17,7 @@ from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
 from gpu_advisor.answer.lead import precision_lead
 from gpu_advisor.plan.scaleout import scale_for_deadline
 from gpu_advisor.plan.serving import size_replicas
+from gpu_advisor.plan.stated import quantization_note, relax_stated_count, unpriced_lead_note
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
 from gpu_advisor.workload import Workload, enum_value
 
@@ -34,7 +35,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
-    lead = list(the_plan.deadline_notes if the_plan else []) + lead
+    said = [t for t in (quantization_note(the_plan, job), unpriced_lead_note(the_plan, job)) if t is not None]
+    lead = list(the_plan.deadline_notes if the_plan else []) + said + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb, recommend)})
@@ -53,6 +55,7 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     # the estimates resolve_job already made, for the planner's chain walk and host sizing to reuse
     hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
     the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
+    the_plan = relax_stated_count(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = size_replicas(the_plan, job)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
@@ -64,17 +67,21 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     mine, theirs = report.option(the_plan.chosen.instance.type), report.option(report.recommended)
     best = next((c for c in the_plan.options if c.instance.type == report.recommended), None)
     comparable = mine is not None and theirs is not None and None not in (mine.payg_mid, theirs.payg_mid)
-    if comparable and best is not None and theirs.payg_mid < mine.payg_mid:
+    # a cheaper total that quantizes weights the question did not ask to quantize does not displace a plan that
+    # serves the model as asked: the answer names it instead
+    quantized = best is not None and best.quantized and not the_plan.chosen.quantized
+    if comparable and best is not None and theirs.payg_mid < mine.payg_mid and not quantized:
         the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
         the_plan.options.insert(0, best)
         the_plan.chosen = best
         return job, the_plan, report
     positioned = best is not None and best.sharded_off_training and not the_plan.chosen.sharded_off_training
-    return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned)
+    return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned,
+                                               quantized=quantized)
 
 
 def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False,
-                         positioned: bool = False) -> CostReport:
+                         positioned: bool = False, quantized: bool = False) -> CostReport:
     """The cost report's pick cannot be compared on job totals with the planner's: keep the planner's, say why."""
     options = [o.model_copy(update={"marks": [m for m in o.marks if m != "recommended"]
                                     + (["recommended"] if o.instance_type == chosen else [])})
@@ -84,6 +91,12 @@ def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, p
         why = Text(en=f"the GPU you asked for holds the job; the cheapest option by job total is {report.recommended} "
                       f"(about {total})",
                    zh=f"你指定的 GPU 放得下此作业；按作业总价最便宜的是 {report.recommended}（约 {total}）")
+    elif quantized:
+        why = Text(en=f"it serves the model as asked, with 16-bit weights; the cheapest option by job total, "
+                      f"{report.recommended} (about {total}), holds it only with INT8 weight quantization, which the "
+                      "question did not ask for (evaluate accuracy before choosing it)",
+                   zh=f"它按你的要求以 16 位权重部署；按作业总价最便宜的 {report.recommended}（约 {total}）只有用 INT8 "
+                      "权重量化才放得下，而问题没有要求量化（选用前请评测精度）")
     elif positioned:
         why = Text(en=f"it holds the job on a family Alibaba positions for training; the cheapest option with a price, "
                       f"{report.recommended} (about {total}), shards the model over GPUs without NVLink of an "

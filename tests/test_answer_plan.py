@@ -236,3 +236,108 @@ def test_a_fixed_gpu_count_that_misses_the_deadline_says_how_many_would_meet_it(
     line = next(t.en for t in rec.cost.relax if t.en.startswith("deadline:"))
     m = re.search(r"about (\d+) would meet 240 h", line)
     assert m and int(m.group(1)) > 8
+
+
+# --- 4 (s04): the leading serving option has a list price when a priced configuration holds the job ------------
+def test_a_priced_configuration_of_a_gpu_leads_over_an_unpriced_one_when_the_rest_is_equal() -> None:
+    rec = recommend({"task": "inference", "model": "Qwen2.5-72B-Instruct", "batch_size_per_gpu": 32, "seq_len": 8192,
+                     "lang": "zh"})
+    # in cn-hangzhou no 4-GPU type of a card that holds it with tensor parallelism has a price; 8 x A100 80 GB has one
+    assert rec.instance.price_per_hour is not None and rec.instance.currency == "CNY"
+    assert upper_gib(rec.planned_memory) <= rec.instance.gpu_memory_gib
+    assert rec.cost.recommended == rec.instance.instance_type
+    assert rec.cost.option(rec.instance.instance_type).payg_mid is not None
+    # the unpriced configurations are still shown, after it
+    assert any(o.price_per_hour is None for o in rec.alternatives)
+
+
+def test_a_priced_layout_is_not_added_to_a_stated_count_or_to_training() -> None:
+    from gpu_advisor.plan.defaults import resolve_job
+    from gpu_advisor.plan.planner import plan
+    from gpu_advisor.validation import workload_from_dict
+
+    kb = get_knowledge()
+    for fields in ({"task": "inference", "model": "Qwen2.5-72B-Instruct", "batch_size_per_gpu": 32, "seq_len": 8192,
+                    "num_gpus": 4},
+                   {"task": "llm_finetune", "model": "Qwen2.5-32B", "finetune_method": "qlora", "gpu_preference": "A10"}):
+        job = resolve_job(workload_from_dict(fields), kb.catalog)
+        the_plan = plan(kb.catalog, job.workload, job.region)
+        counts = {c.total_gpus for c in the_plan.options if c.gpu.id == the_plan.options[0].gpu.id}
+        assert len(counts) == 1, (fields, counts)  # one layout per GPU model: the fewest GPUs that hold the job
+
+
+# --- llama33-70b-awq-2xl20: a stated GPU count that cannot hold the job -----------------------------------------
+def test_a_stated_count_that_cannot_hold_the_job_leads_with_the_smallest_that_does_and_says_why_first() -> None:
+    rec = recommend({"task": "inference", "model": "Llama 3.1 70B", "quantization": "int4", "num_gpus": 2,
+                     "gpu_preference": "L20", "batch_size_per_gpu": 100, "lang": "en"})
+    assert rec.instance is not None and rec.instance.gpu_id == "L20"  # was: no option at all
+    assert rec.instance.total_gpus > 2 and upper_gib(rec.planned_memory) <= rec.instance.gpu_memory_gib
+    # the smallest L20 layout that holds it: half of it does not
+    from gpu_advisor.memory import estimate_memory
+    from gpu_advisor.validation import workload_from_dict
+    half = workload_from_dict({"task": "inference", "model": "Llama 3.1 70B", "quantization": "int4",
+                               "num_gpus": rec.instance.total_gpus // 2, "batch_size_per_gpu": 100})
+    assert estimate_memory(half).device_total_gib > 0.95 * 48
+    first = rec.lead[0].en
+    assert "2 GPUs you stated" in first and "cannot hold" in first and rec.instance.instance_type in first
+    assert f"{rec.memory.device_total_gib:.1f} GiB per GPU" in first  # the reason, with the number
+    finding = _finding(rec.render("en"))
+    assert finding.index("2 GPUs you stated") < finding.index("Recommended instance type")
+    assert "FIT-NONE" not in _fired(rec) and "FIT-PREF-UNMET" not in _fired(rec)
+    assert "2 张卡" in rec.lead[0].zh
+
+
+def test_a_stated_training_count_too_small_for_any_card_is_replanned_not_refused() -> None:
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 70B", "finetune_method": "full", "num_gpus": 1,
+                     "lang": "en"})
+    assert rec.instance is not None and rec.instance.total_gpus > 1
+    assert rec.lead[0].en.startswith("On the 1 GPU you stated, no GPU of the catalog holds this job")
+    assert "host RAM" in rec.lead[0].en  # why CPU offload on the one GPU is no plan either
+    # a job that nothing holds on any count is still refused as before
+    none = recommend({"task": "llm_finetune", "model": "Llama 3.1 70B", "finetune_method": "full", "seq_len": 131072})
+    assert none.instance is None and "FIT-NONE" in _fired(none)
+
+
+# --- h20-vllm-r1-distill-14b: no quantization the question did not ask for leads silently ------------------------
+def test_a_card_that_serves_the_model_as_asked_leads_over_a_cheaper_unasked_int8_plan() -> None:
+    rec = recommend({"task": "inference", "model": "DeepSeek-R1-Distill-Qwen-14B", "num_gpus": 1, "lang": "en"})
+    assert rec.planned_memory.breakdown["weights"] == pytest.approx(rec.memory.breakdown["weights"])  # 16-bit kept
+    assert rec.instance.total_gpus == 1 and rec.instance.gpu_memory_gib >= 32
+    assert "INF-QUANT" not in _fired(rec)
+    cheaper = rec.cost.option(rec.cost.cheapest)
+    assert cheaper.instance_type != rec.instance.instance_type  # the cheaper INT8 option is named, not chosen
+    assert "INT8" in rec.cost.why.en and rec.cost.cheapest in rec.cost.why.en
+
+
+def test_an_unasked_int8_plan_that_leads_says_so_first() -> None:
+    rec = recommend({"task": "inference", "model": "DeepSeek-R1-Distill-Qwen-14B", "num_gpus": 1,
+                     "gpu_preference": "A10", "lang": "zh"})
+    assert rec.instance.gpu_id == "A10" and "INF-QUANT" in _fired(rec)  # only INT8 weights fit one A10
+    assert "INT8" in rec.lead[0].zh and "没有要求量化" in rec.lead[0].zh
+    assert "INT8" in rec.lead[0].en and "16-bit" in rec.lead[0].en
+    finding = _finding(rec.render("zh"))
+    assert finding.index("没有要求量化") < finding.index("推荐规格")
+
+
+def test_a_gpu_ruled_out_for_host_ram_says_so_not_several_instances() -> None:
+    rec = recommend({"task": "llm_finetune", "model": "Qwen2.5 7B", "num_gpus": 1, "precision": "fp16_amp",
+                     "seq_len": 8192, "batch_size_per_gpu": 4, "lang": "en"})
+    why = {t.en.split(":", 1)[0]: t.en for t in rec.rejected}
+    a100 = why["NVIDIA A100 40 GB (SXM)"]
+    assert "host RAM" in a100 and "several instances" not in a100  # one GPU was asked for: one instance
+
+
+def test_an_unpriced_option_that_leads_over_a_priced_one_says_why_first() -> None:
+    # 4 stated GPUs: 16-bit weights hold on 4 x 80 / 96 GB (no price in cn-hangzhou); the priced 4 x A10 needs INT8
+    rec = recommend({"task": "inference", "model": "Llama 3.1 70B", "num_gpus": 4, "batch_size_per_gpu": 1,
+                     "seq_len": 2048, "lang": "en"})
+    assert rec.instance.price_per_hour is None and any(o.price_per_hour is not None for o in rec.alternatives)
+    first = rec.lead[0].en
+    assert first.startswith(f"{rec.instance.instance_type} leads although the catalog has no list price")
+    assert "INT8" in first and "did not ask for" in first
+    finding = _finding(rec.render("en"))
+    assert finding.index("leads although") < finding.index("Recommended instance type")
+    # the user's GPU without a price: the reason is that it was asked for
+    l20 = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora",
+                     "gpu_preference": "L20", "lang": "zh"})
+    assert l20.instance.gpu_id == "L20" and "你指定的 GPU" in l20.lead[0].zh

@@ -46,7 +46,8 @@ def test_a_missed_budget_is_stated(advise) -> None:
 
 
 def test_no_plan_keeps_what_to_change(advise) -> None:
-    rec = advise({"task": "llm_pretrain", "model": "Llama 3.1 405B", "num_gpus": 1, "lang": "en"}, "en")
+    rec = advise({"task": "llm_pretrain", "model": "Llama 3.1 405B", "seq_len": 131072, "num_gpus": 1,
+                  "lang": "en"}, "en")  # nothing holds it on any GPU count (a stated count alone is re-planned)
     assert rec.instance is None
     reasons = brief(rec)["reasons"]
     none = next(r for r in reasons if r["rule_id"] == "FIT-NONE")

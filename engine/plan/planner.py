@@ -41,6 +41,7 @@ class Candidate:
     misses_deadline: bool = False  # scaleout.py: its time misses the deadline even scaled out, or is unknown
     scaled_from: int = 0  # GPUs memory alone needs, when scaleout.py added GPUs to meet the deadline
     replicas: int = 1  # serving: identical copies of this configuration the request rate needs (serving.py)
+    quantized: bool = False  # the plan quantizes the weights although the job as given does not (a ladder step)
 
     @property
     def price_per_hour(self) -> float | None:
@@ -84,10 +85,13 @@ class Candidate:
         traffic the time estimate leaves out), and one that shards them on a family positioned for training before one
         that shards them on an inference / graphics family; then, among priced options (an unpriced one cannot be compared on
         cost), a plan that holds the job at the planning (upper) estimate before one that holds it only at the central
-        estimate (the answer then says first that it is tight); then by effective hourly cost."""
+        estimate (the answer then says first that it is tight); then by effective hourly cost. A plan that quantizes
+        weights the question did not ask to quantize serves another model's numerics: like offload, it ranks after
+        every plan that serves the job as asked."""
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
-        return (self.hard_shortfall, self.misses_deadline, self.variant.step == STEP_OFFLOAD, self.sharded_off_training,
+        return (self.hard_shortfall, self.misses_deadline, self.variant.step == STEP_OFFLOAD, self.quantized,
+                self.sharded_off_training,
                 hourly is None, self.tight,
                 effective,
                 len(self.shortfalls), self.variant.step, self.total_gpus, -self.gpu.memory_gb)
@@ -261,7 +265,7 @@ def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]],
             continue  # offloaded states live in host RAM: a type without that RAM cannot run the plan at all
         price = prices.get(t.type)
         cand = Candidate(gpu, t, variant, estimate, nodes, per_node, host.vcpu, host.ram_gib, host.formula, price,
-                         tight=tight)
+                         tight=tight, quantized=variant.workload.quantization != w.quantization)
         if t.vcpu < host.vcpu:
             cand.shortfalls.append(Text(en=f"{t.vcpu} vCPU < {host.vcpu} needed by the data pipeline",
                                         zh=f"{t.vcpu} vCPU 少于数据流水线所需的 {host.vcpu}"))
@@ -270,6 +274,33 @@ def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]],
                                         zh=f"内存 {t.memory_gib:g} GiB 少于所需的 {host.ram_gib:.0f} GiB"))
         out.append(cand)
     return out
+
+
+def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], max_per_node: int, found: Variant,
+                   prices: dict[str, Price], memo: Memo, chains: Chains, hosts: dict) -> list[Candidate]:
+    """When no type of the fewest GPUs that hold the job has a price in the region: the same plan on more GPUs of this
+    model in one instance (a later step of the chain that changes nothing but the GPU count and its sharding), at the
+    fewest GPUs a priced type carries. Only its priced candidates are returned: they give the answer a job total that
+    an unpriced option cannot (the ranking puts them first when the rest is equal). Not when the user fixed the count,
+    and for serving only: tensor parallelism over more GPUs changes neither the model nor the result, while a training
+    job on more GPUs shards its states further over the links (scaleout.py adds GPUs to training for a deadline)."""
+    if not prices or w.task != Task.inference or _stated_gpus(w, max_per_node) is not None:
+        return []
+    reset = {"num_gpus": found.workload.num_gpus, "distributed": found.workload.distributed}
+    for step in _chain(w, gpu, max_per_node, chains):
+        if step.gpus <= found.gpus or step.gpus > max_per_node:
+            continue
+        if not any(t.type in prices for t in types.get(step.gpus, ())):
+            continue
+        variant = step.variant(w, chains.copies)
+        if variant.workload.model_copy(update=reset) != found.workload:
+            continue  # it changes more than the GPU count (checkpointing, a smaller batch, quantization ...)
+        estimate = _estimate(memo, variant.workload)
+        if not _fits(estimate, gpu, strict=True):
+            continue
+        return [c for c in _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
+                if c.price is not None]
+    return []
 
 
 def _precision_gap(w: Workload, gpu: GPU) -> Text | None:
@@ -320,10 +351,18 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                     en=f"no instance type carries {per_node} of these GPUs ({nodes} machine(s) × {per_node})",
                     zh=f"没有每台 {per_node} 张该 GPU 的规格（{nodes} 台 × {per_node} 卡）")))
                 continue
+            if nodes == 1 and variant.workload.cpu_offload:
+                rejected.append(Rejection(gpu, Text(
+                    en=f"fits only with CPU offload, and no instance type of this GPU has the host RAM it needs "
+                       f"({hosts[(variant.workload, per_node)].ram_gib:.0f} GiB)",
+                    zh=f"只有 CPU 卸载才放得下，而该 GPU 没有内存足够的规格（需 {hosts[(variant.workload, per_node)].ram_gib:.0f} GiB）")))
+                continue
             rejected.append(Rejection(gpu, Text(
                 en="needs several instances, but no type of this GPU has RDMA and is positioned for training",
                 zh="需要多台实例，但该 GPU 没有既支持 RDMA 又定位于训练的规格")))
             continue
+        if not any(c.price is not None for c in cands):
+            cands += _priced_layout(w, gpu, types, max_per_node, variant, prices, memo, chains, hosts)
         options.extend(cands)
     options.sort(key=Candidate.rank_key)
     preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()

@@ -1,0 +1,148 @@
+"""What the user stated and the plan could not keep, said first.
+
+- A GPU count (num_gpus, or num_nodes machines) on which no GPU of the catalog holds the job, even after every
+  mitigation: the job is planned again with the count free, and the answer says first why the stated count fails
+  (the most aggressive plan on that count, per GPU, against the card) and what holds it instead. A stated count is
+  never answered with "no instance fits" while the catalog has a configuration that holds the job.
+- Weights quantized although the question did not ask for it (the serving chain's INT8 step) on the option that
+  leads: the answer says so first, with the 16-bit need, and names an option that holds the job as asked when the
+  plan has one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpu_advisor.plan.ladder import STEP_OFFLOAD
+from gpu_advisor.plan.planner import Chains, Plan, _chain, _estimate, _usable_types_by_gpu, plan
+from gpu_advisor.util.i18n import Text
+from gpu_advisor.workload import Task
+
+if TYPE_CHECKING:
+    from gpu_advisor.kb.catalog import GPU, Catalog
+    from gpu_advisor.plan.defaults import Job
+
+
+def _stated(job: Job) -> tuple[int | None, int | None]:
+    w = job.workload
+    return w.num_gpus if job.original.num_gpus else None, w.num_nodes if job.original.num_nodes else None
+
+
+def _need_on_stated(catalog: Catalog, job: Job, gpu: GPU, memo: dict) -> tuple[float, bool] | None:
+    """Per-GPU device memory of the most aggressive step of the chain on the stated count that keeps the model states
+    on the GPUs, on this GPU, and whether the chain has a CPU-offload step beyond it."""
+    types, max_per_node = _usable_types_by_gpu(catalog, job.workload.task != Task.inference).get(gpu.id, ({}, 0))
+    if not types:
+        return None
+    steps = _chain(job.workload, gpu, max_per_node, Chains())
+    kept = [s for s in steps if s.step != STEP_OFFLOAD]
+    return _estimate(memo, kept[-1].variant(job.workload).workload).device_total_gib, len(kept) < len(steps)
+
+
+def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, memo: dict, hosts: dict) -> Plan:
+    """``the_plan`` when it has an option or the user fixed no count; else the plan with the count free, with the
+    reason the stated count fails said first (its first deadline note). ``job.workload`` keeps the stated count."""
+    gpus, nodes = _stated(job)
+    if the_plan.chosen is not None or (gpus is None and nodes is None):
+        return the_plan
+    w = job.workload
+    free = plan(catalog, w.model_copy(update={"num_gpus": None, "num_nodes": None}), region, memo=memo, hosts=hosts)
+    if free.chosen is None:
+        return the_plan
+    # closest to what was stated: the fewest GPU memory in all that holds the job, after the plans that change the job
+    # (offload, unasked quantization) or lack the host; the user's GPU first when it holds the job
+    free.options.sort(key=lambda c: (c.hard_shortfall, c.variant.step == STEP_OFFLOAD, c.quantized,
+                                     c.total_gpus * (c.gpu.memory_gb or 0.0), c.rank_key()))
+    if free.preferred:
+        free.options.sort(key=lambda c: c.gpu.id not in free.preferred)
+    free.chosen = free.options[0]
+    asked = [catalog.gpus[g] for g in sorted(free.preferred) if g in catalog.gpus]
+    # the reference card: the user's GPU, else the largest card that holds the job on some count
+    card = max(asked or [o.gpu for o in free.options], key=lambda g: g.memory_gb or 0.0)
+    need = _need_on_stated(catalog, job, card, memo)
+    count_en = f"{gpus} GPU{'s' if gpus and gpus > 1 else ''}" if gpus else f"{nodes} machine(s)"
+    count_zh = f"{gpus} 张卡" if gpus else f"{nodes} 台机器"
+    if nodes and gpus:
+        count_en, count_zh = f"{nodes} machine(s), {gpus} GPUs in all", f"{nodes} 台机器、共 {gpus} 张卡"
+    found = _need_on_stated(catalog, job, card, memo)
+    need_en = need_zh = ""
+    if found is not None:
+        need, offload = found
+        short_en, short_zh = (" short of CPU offload", "（CPU 卸载之外）") if offload else ("", "")
+        need_en = f"; with every mitigation{short_en} it needs about {need:.1f} GiB per GPU on {card.display_name}"
+        need_zh = f"；在 {card.display_name} 上采取全部显存优化措施{short_zh}后每卡仍约需 {need:.1f} GiB"
+        reason = next((r.reason for r in the_plan.rejected if r.gpu.id == card.id), None) if offload else None
+        if reason is not None:  # why the offload step is no plan either (the planner's words)
+            need_en += f"; {reason.en}"
+            need_zh += f"；{reason.zh}"
+    if asked:
+        head_en = f"On the {count_en} you stated, the {card.display_name} cannot hold this job"
+        head_zh = f"按你给出的 {count_zh}，{card.display_name} 放不下此作业"
+    else:
+        head_en = f"On the {count_en} you stated, no GPU of the catalog holds this job"
+        head_zh = f"按你给出的 {count_zh}，目录中没有哪种 GPU 放得下此作业"
+    c = free.chosen
+    machines_en = f" on {c.nodes} machines" if c.nodes > 1 else ""
+    machines_zh = f"（{c.nodes} 台）" if c.nodes > 1 else ""
+    free.deadline_notes.insert(0, Text(
+        en=f"{head_en}{need_en}. The smallest configuration that "
+           f"holds it here is {c.total_gpus} × {c.gpu.display_name}{machines_en} ({c.instance.type}, about "
+           f"{c.estimate.device_total_gib:.1f} GiB per GPU); the plan below uses it.",
+        zh=f"{head_zh}{need_zh}。放得下的最小配置是 {c.total_gpus} 张 "
+           f"{c.gpu.display_name}{machines_zh}（{c.instance.type}，每卡约 {c.estimate.device_total_gib:.1f} GiB），下面的方案按它给出。"))
+    return free
+
+
+def quantization_note(the_plan: Plan | None, job: Job) -> Text | None:
+    """A line said first when the leading option quantizes weights the question did not ask to quantize."""
+    c = the_plan.chosen if the_plan else None
+    if c is None or not c.quantized:
+        return None
+    as_asked = next((o for o in the_plan.options if not o.quantized), None)
+    need = job.memory.device_total_gib
+    if as_asked is not None:
+        alt_en = (f"; with 16-bit weights as asked, {as_asked.total_gpus} × {as_asked.gpu.display_name} "
+                  f"({as_asked.instance.type}) holds it")
+        alt_zh = f"；按要求用 16 位权重时，{as_asked.total_gpus} 张 {as_asked.gpu.display_name}（{as_asked.instance.type}）放得下"
+    else:
+        alt_en = "; no option in the catalog holds it with 16-bit weights within the plan's limits"
+        alt_zh = "；目录中没有在方案限制内以 16 位权重放得下的配置"
+    return Text(
+        en=f"This plan serves INT8-quantized weights, which the question did not ask for: 16-bit weights do not fit "
+           f"{c.total_gpus} × {c.gpu.display_name} (as configured about {need:.1f} GiB per GPU){alt_en}. "
+           "Evaluate accuracy before going live with INT8.",
+        zh=f"此方案使用 INT8 量化权重，而问题没有要求量化：16 位权重放不下 {c.total_gpus} 张 {c.gpu.display_name}"
+           f"（按原配置每卡约 {need:.1f} GiB）{alt_zh}。上线 INT8 前请评测精度。")
+
+
+def unpriced_lead_note(the_plan: Plan | None, job: Job) -> Text | None:
+    """A line said first when the leading option has no list price in the region while a priced option holds the job:
+    why the priced one does not lead (the ranking's first reason that tells them apart)."""
+    c = the_plan.chosen if the_plan else None
+    if c is None or c.price is not None:
+        return None
+    priced = next((o for o in the_plan.options if o.price is not None), None)
+    if priced is None:
+        return None  # nothing has a price here: the cost report says so
+    if the_plan.preferred and c.gpu.id in the_plan.preferred and priced.gpu.id not in the_plan.preferred:
+        why = Text(en="it is not the GPU you asked for", zh="它不是你指定的 GPU")
+    elif priced.hard_shortfall and not c.hard_shortfall:
+        why = Text(en="it lacks the vCPU or RAM the data pipeline needs", zh="它的 vCPU 或内存不够数据流水线使用")
+    elif priced.misses_deadline and not c.misses_deadline:
+        why = Text(en="it cannot be shown to meet the deadline", zh="无法确认它能满足期限")
+    elif priced.variant.step == STEP_OFFLOAD and c.variant.step != STEP_OFFLOAD:
+        why = Text(en="it holds the job only with CPU offload", zh="它只有 CPU 卸载才放得下")
+    elif priced.quantized and not c.quantized:
+        why = Text(en="it holds the job only with INT8 weight quantization, which the question did not ask for",
+                   zh="它只有用 INT8 权重量化才放得下，而问题没有要求量化")
+    elif priced.sharded_off_training and not c.sharded_off_training:
+        why = Text(en="it shards the model states over GPUs without NVLink of a family not positioned for training",
+                   zh="它要把模型状态分片到无 NVLink、非训练定位规格族的 GPU 上")
+    else:
+        return None
+    price = f"{priced.price_per_hour:.2f} {priced.price.currency}/h"
+    return Text(
+        en=f"{c.instance.type} leads although the catalog has no list price for it in {job.region}: the option with a "
+           f"price, {priced.instance.type} ({price}), is not preferred because {why.en}.",
+        zh=f"{c.instance.type} 排在首位，但目录中没有它在 {job.region} 的价格：有价格的方案 {priced.instance.type}"
+           f"（{price}）没有排在前面，因为{why.zh}。")
