@@ -27,7 +27,7 @@ def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:
 
     from gpu_advisor.server.protocol import check_requests
     from gpu_advisor.server.resources import add_prompts, add_resources
-    from gpu_advisor.server.registry import all_tools
+    from gpu_advisor.server.registry import all_tools, use_tools
 
     auth: dict[str, Any] = {}
     if token:
@@ -40,10 +40,36 @@ def build_server(*, token: str | None = None, base_url: str = "http://127.0.0.1:
     server = MCPServer("gpu-advisor", title="gpu-advisor: Alibaba Cloud GPU server advisor",
                        instructions=INSTRUCTIONS, version=__version__, tools=all_tools(),
                        log_level="WARNING", **auth)
+    use_tools(tool_spec)
     add_resources(server)
     add_prompts(server)
     server.middleware.append(check_requests(server))
     return server
+
+
+def tool_spec(name: str) -> Any:
+    """A call's ToolSpec: after the stdio warm-up's current step, with the engine imported once per process under a
+    lock (concurrent first imports can deadlock, server/warmup.py)."""
+    from gpu_advisor.server import warmup
+
+    warmup.BACKGROUND.wait()
+    warmup.import_engine()
+    from gpu_advisor.server.tools import SPECS
+
+    return SPECS[name]
+
+
+def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None = None) -> Any:
+    """The ASGI app serving /mcp: the SDK's Starlette app (its lifespan runs the session manager) behind the HTTP
+    guard (server/http.py). ``.app`` is the SDK's app, ``.state`` its state."""
+    from gpu_advisor.server.http import MAX_BODY_BYTES, GuardedApp, security_settings
+
+    netloc = f"[{host}]" if ":" in host else host
+    server = build_server(token=token, base_url=f"http://{netloc}:{port}")
+    security = security_settings(host, port)
+    app = server.streamable_http_app(stateless_http=True, json_response=True, max_request_body_size=MAX_BODY_BYTES,
+                                     transport_security=security, host=host)
+    return GuardedApp(app, security.allowed_hosts, security.allowed_origins, token)
 
 
 def stdio_server(background: Any = None) -> Any:
@@ -72,6 +98,6 @@ def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, w
     if transport == "http":
         from gpu_advisor.server.http import run_http
 
-        return run_http(host, port, workers)
+        return run_http(host, port, workers, build_http_app)
     sys.stderr.write(f"gpu-advisor serve: unknown transport {transport!r} (stdio or http)\n")
     return 2

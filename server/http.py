@@ -31,6 +31,7 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.auth.provider import AccessToken
@@ -219,19 +220,6 @@ async def _rpc_error(send: Any, status: int, code: int, message: str,
     await send({"type": "http.response.body", "body": body})
 
 
-def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None = None) -> Any:
-    """The ASGI app serving /mcp: the SDK's Starlette app (its lifespan runs the session manager) behind ``Guard``.
-    ``.app`` is the SDK's app, ``.state`` its state."""
-    from gpu_advisor.server.app import build_server
-
-    netloc = f"[{host}]" if ":" in host else host
-    server = build_server(token=token, base_url=f"http://{netloc}:{port}")
-    security = security_settings(host, port)
-    app = server.streamable_http_app(stateless_http=True, json_response=True, max_request_body_size=MAX_BODY_BYTES,
-                                     transport_security=security, host=host)
-    return GuardedApp(app, security.allowed_hosts, security.allowed_origins, token)
-
-
 class GuardedApp(Guard):
     """Guard around the SDK's Starlette app, exposing its router (lifespan) and state."""
 
@@ -349,7 +337,8 @@ def _serve_forked(config: Any, workers: int) -> None:
     sock.close()
 
 
-def run_http(host: str, port: int, workers: int | None = None) -> int:
+def run_http(host: str, port: int, workers: int | None, build: Callable[[str, int, str | None], Any]) -> int:
+    """Serve ``build(host, port, token)`` (gpu_advisor.server.app.build_http_app) with uvicorn, after the checks."""
     import uvicorn
 
     token = os.environ.get("GPU_ADVISOR_TOKEN") or None
@@ -364,7 +353,7 @@ def run_http(host: str, port: int, workers: int | None = None) -> int:
     if count is None:
         sys.stderr.write(f"gpu-advisor serve: --workers / GPU_ADVISOR_HTTP_WORKERS must be 1-{MAX_WORKERS}\n")
         return EXIT_BAD_INPUT
-    app = build_http_app(host, port, token)
+    app = build(host, port, token)
     warm_up()
     # What is alive now (the knowledge base, tables, templates, modules) lives as long as the server: keep it out
     # of the cyclic garbage collector, whose full passes otherwise walk ~110,000 objects several times a second

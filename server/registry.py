@@ -25,7 +25,6 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from gpu_advisor.server import warmup
 from gpu_advisor.server.errors import LANGS, describe_advisor_error, describe_validation, pick_lang
 
 PUBLISHED = "tools.json"
@@ -282,12 +281,20 @@ def published_tools() -> list[dict[str, Any]]:
     return json.loads(text)
 
 
-def _spec(name: str) -> ToolSpec:
-    warmup.BACKGROUND.wait()  # the stdio warm-up is running: answer after its current step, not alongside it
-    warmup.import_engine()  # once per process, under a lock (concurrent first imports can deadlock)
-    from gpu_advisor.server.tools import SPECS
+_lookup: Callable[[str], ToolSpec] | None = None
 
-    return SPECS[name]
+
+def use_tools(lookup: Callable[[str], ToolSpec]) -> None:
+    """Where a call finds its ToolSpec by name. The server that composes the tools sets it
+    (gpu_advisor.server.app.build_server): this framework imports neither the tools nor the warm-up."""
+    global _lookup
+    _lookup = lookup
+
+
+def _spec(name: str) -> ToolSpec:
+    if _lookup is None:
+        raise RuntimeError("no tools registered: build the server with gpu_advisor.server.app.build_server")
+    return _lookup(name)
 
 
 def time_limit_s() -> float:

@@ -393,7 +393,7 @@ def test_http_a_raising_tool_runs_once_and_its_error_hides_the_exception(monkeyp
     import asyncio
 
     from gpu_advisor.server import tools as T
-    from gpu_advisor.server.http import build_http_app
+    from gpu_advisor.server.app import build_http_app
 
     calls: list[int] = []
 
