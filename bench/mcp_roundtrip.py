@@ -20,6 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from http_load import cpu_s  # noqa: E402 - the sibling benchmark's /proc CPU reader
+
 CALLS: dict[str, dict[str, Any]] = {
     "noop": {},
     "explain_rule": {"rule_id": "TIER-ENTRY", "lang": "en"},
@@ -74,20 +77,6 @@ def _server_pids() -> list[int]:
         return []
 
 
-def _cpu_s(pids: list[int]) -> float:
-    import os
-
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError, ValueError):
-            pass
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 async def measure(n: int) -> dict[str, Any]:
     """Per iteration, in rotating order: each tool's round trip with the SDK client validating the structured
     result, the same without that validation (wire only), and the tool's work in this process. Interleaving keeps
@@ -117,7 +106,7 @@ async def measure(n: int) -> dict[str, Any]:
                         await client.call_tool(name, args)
                         tool_work(name, args)
                 pids = _server_pids()
-                cpu0, own0, wall0 = _cpu_s(pids), time.process_time(), time.perf_counter()
+                cpu0, own0, wall0 = cpu_s(pids), time.process_time(), time.perf_counter()
                 for i in range(n):
                     for name, args in CALLS.items():
                         steps = ["validates", "wire", "work"]
@@ -131,7 +120,7 @@ async def measure(n: int) -> dict[str, Any]:
                                 errors += bool(result.is_error)
                             ms[name][step].append((time.perf_counter() - t0) * 1e3)
                 wall = time.perf_counter() - wall0
-                cpu = {"server_s": round(_cpu_s(pids) - cpu0, 2), "client_s": round(time.process_time() - own0, 2),
+                cpu = {"server_s": round(cpu_s(pids) - cpu0, 2), "client_s": round(time.process_time() - own0, 2),
                        "wall_s": round(wall, 2), "cpus": os.cpu_count()}
     finally:
         ClientSession.validate_tool_result = original  # type: ignore[method-assign]

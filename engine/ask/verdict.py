@@ -47,7 +47,7 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     want_en = " × ".join(x for x in (str(gpus) if gpus else "", preference or "") if x) or "it"
     want_zh = " × ".join(x for x in (f"{gpus} 张" if gpus else "", preference or "") if x) or "它"
     if inst is None:
-        return Text(en=f"No: no GPU instance in the catalog holds this job as asked (see why below).",
+        return Text(en="No: no GPU instance in the catalog holds this job as asked (see why below).",
                     zh="不行：目录中没有能按所述配置放下此作业的 GPU 实例（原因见下）。")
     what_en = f"{inst.total_gpus} × {inst.gpu_display}" + (f" on {inst.nodes} machines" if inst.nodes > 1 else "")
     what_zh = f"{inst.total_gpus} 张 {inst.gpu_display}" + (f"（{inst.nodes} 台机器）" if inst.nodes > 1 else "")
@@ -57,7 +57,7 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         return Text(en=f"No: {want_en} does not hold this job as asked; {what_en} does "
                        f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
                     zh=f"不行：{want_zh} 按所述配置放不下此作业；{what_zh} 可以（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
-    needs = [m for m in inst.mitigations]
+    needs = inst.mitigations
     card = f"about {inst.planned_mem_gib:.1f} GiB per GPU of {inst.gpu_memory_gib:g} GB"
     card_zh = f"每卡约 {inst.planned_mem_gib:.1f} GiB / {inst.gpu_memory_gib:g} GB"
     if needs:
