@@ -32,8 +32,10 @@ HEADER = """\
 
 def _source(rec: dict, hub: str) -> str:
     entry = f" (entry {rec['entry']!r})" if rec.get("entry") else ""
-    return (f"https://huggingface.co/{hub}/blob/main/config.json as recorded in github.com/{rec['repo']}/blob/"
-            f"{rec['commit']}/{rec['path']}{entry}")
+    where = f"github.com/{rec['repo']}/blob/{rec['commit']}/{rec['path']}{entry}"
+    if rec.get("converted_by"):   # the architecture as code in the model's reference implementation, mapped field by field
+        return f"https://{where}: the shapes of {hub}, converted to config.json fields by {rec['converted_by']}"
+    return f"https://huggingface.co/{hub}/blob/main/config.json as recorded in {where}"
 
 
 def build() -> tuple[dict, list[str]]:

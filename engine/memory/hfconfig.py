@@ -204,15 +204,17 @@ def _vision_params(v: dict, text_hidden: int) -> tuple[float, str | None]:
 
 def image_tokens(cfg: dict) -> tuple[int | None, int | None]:
     """(fixed image tokens per image, pixels per side of one image token for dynamic resolution) of a VLM config:
-    Gemma 3 `mm_tokens_per_image`; Qwen2-VL / Qwen2.5-VL / Qwen3-VL one token per (patch x spatial_merge)^2 pixels
-    of the resized image; LLaVA-style (image_size / patch)^2; (None, None) when the config says neither."""
+    Gemma 3 `mm_tokens_per_image`; Qwen2-VL / Qwen2.5-VL / Qwen3-VL / Mistral 3 one token per
+    (patch x spatial_merge)^2 pixels of the resized image; LLaVA-style (image_size / patch)^2; (None, None) when the config says neither."""
     v = cfg.get("vision_config")
     if not isinstance(v, dict):
         return None, None
     if cfg.get("mm_tokens_per_image"):
         return int(cfg["mm_tokens_per_image"]), None
     patch = int(_first(v, "patch_size", default=14))
-    merge = int(_first(v, "spatial_merge_size", default=0) or 0)
+    # Qwen2-VL / Qwen2.5-VL put spatial_merge_size in vision_config; Mistral 3 (Mistral3Config, Pixtral tower) at the
+    # top level: its patch merger joins merge x merge patches into one image token
+    merge = int(_first(v, "spatial_merge_size", default=0) or cfg.get("spatial_merge_size") or 0)
     if merge:
         return None, patch * merge
     image = v.get("image_size")
