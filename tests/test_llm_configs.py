@@ -456,3 +456,68 @@ def test_out_of_range_config_fields_are_refused_by_name(tmp_path: Path, patch: d
     with pytest.raises(WorkloadError) as err:
         estimate_memory(Workload(task="inference", model=str(p)))
     assert named in err.value.message("en") and err.value.field == "model"
+
+
+# --- current open models (Gemma 3, Qwen2.5-VL, Mistral Nemo / Small 3.1, Phi-4, Llama 3.2 Vision) ---------------------
+NEW_NAMES = [
+    ("Gemma 3 27B", "gemma-3-27b", 27.43), ("gemma3-27b", "gemma-3-27b", 27.43), ("Gemma-3-27B-it", "gemma-3-27b", 27.43),
+    ("gemma 3 27b", "gemma-3-27b", 27.43), ("google/gemma-3-12b-it", "gemma-3-12b", 12.19), ("gemma-3-4b-pt", "gemma-3-4b", 4.30),
+    ("Qwen/Qwen2.5-VL-7B-Instruct", "qwen2.5-vl-7b", 8.29), ("Qwen2.5-VL-7B", "qwen2.5-vl-7b", 8.29),
+    ("mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo-12b", 12.2), ("Mistral Nemo 12B", "mistral-nemo-12b", 12.2),
+    ("Mistral-Small-3.1-24B-Instruct-2503", "mistral-small-3.1-24b", 24.0), ("microsoft/phi-4", "phi-4", 14.7),
+    ("Phi-4-mini-instruct", "phi-4-mini", 3.8), ("meta-llama/Llama-3.2-90B-Vision-Instruct", "llama-3.2-90b-vision", 88.8),
+]
+
+
+@pytest.mark.parametrize("name,key,published", NEW_NAMES)
+def test_current_open_model_names_resolve_with_their_size(name: str, key: str, published: float) -> None:
+    assert resolve_transformer(name) == key
+    assert knowledge().transformers[key].params_billion == pytest.approx(published, rel=0.03)
+
+
+@pytest.mark.parametrize("name,listed", [("Gemma-3-9B", "Gemma 3 12B"), ("Llama-3.2-11B-Vision-Instruct", "Llama 3.2 90B Vision")])
+def test_unshipped_sizes_of_the_new_families_are_refused(name: str, listed: str) -> None:
+    with pytest.raises(UnknownModelError) as err:
+        estimate_memory(Workload(task="inference", model=name))
+    assert listed in err.value.message("en")
+
+
+def test_gemma3_five_local_layers_per_global_bound_the_kv() -> None:
+    """Gemma 3 27B (gemma_pytorch get_config_for_27b_v3: attn_types 5 x LOCAL_SLIDING + GLOBAL, window 1024): 52 of
+    62 layers keep at most 1024 tokens; the SigLIP tower (27 x 1152) is in the size, 256 tokens per image."""
+    t = knowledge().transformers["gemma-3-27b"]
+    assert (t.layers, t.sliding_window, t.sliding_layers, t.kv_heads, t.head_dim) == (62, 1024, 52, 16, 128)
+    assert t.image_tokens_per_image == 256 and 0.40 < t.vision_params_billion < 0.44
+    per = kv_bytes_per_token_layer(t)
+    assert per == 2 * 16 * 128 * 2
+    est = _serve("Gemma 3 27B", seq_len=32768)
+    assert est.breakdown["kv_cache"] == pytest.approx((10 * 32768 + 52 * 1024) * per / GIB, abs=1e-3)
+    image = estimate_memory(Workload(task="llm_finetune", model="gemma-3-4b-it", finetune_method="lora", seq_len=1024,
+                                     input_size=(896, 896)))
+    assert image.profile.job.seq_len == 1024 + 256
+
+
+def test_mistral3_image_tokens_read_the_top_level_spatial_merge() -> None:
+    """Mistral3Config keeps spatial_merge_size at the top level (not in vision_config): patch 14 x merge 2."""
+    cfg = json.loads((CONFIGS / "mistral-small-3.1-24b.json").read_text())
+    assert count(cfg).image_token_px == 28 and knowledge().transformers["mistral-small-3.1-24b"].image_token_px == 28
+    del cfg["spatial_merge_size"]
+    assert count(cfg).image_token_px is None
+
+
+def test_mllama_cross_attention_layers_keep_no_kv_per_text_token() -> None:
+    """Llama 3.2 90B Vision: num_hidden_layers 100 includes the 20 cross_attention_layers, whose K and V are the
+    image's: the KV per text token is 80 layers x 2 x 8 KV heads x 128 x 2 B."""
+    cfg = json.loads((CONFIGS / "llama-3.2-90b-vision.json").read_text())
+    c = count(cfg)
+    assert (c.layers, c.cross_attention_layers) == (100, 20)
+    t = knowledge().transformers["llama-3.2-90b-vision"]
+    est = _serve("Llama-3.2-90B-Vision-Instruct", seq_len=8192, batch_size_per_gpu=2)
+    assert est.profile.kv_cache_bytes_per_token == 80 * 2 * 8 * 128 * 2
+    assert est.breakdown["kv_cache"] == pytest.approx(80 * 2 * 8 * 128 * 2 * 8192 * 2 / GIB, abs=1e-3)
+    assert kv_cache_bytes(t, 4096, 2.0, 4096) == 80 * 4096 * kv_bytes_per_token_layer(t)
+    # the cross-attention layers' own weights: q_norm / k_norm (head_dim each) and two gates on top of a self layer
+    plain = count({**cfg, "text_config": {k: v for k, v in cfg["text_config"].items() if k != "cross_attention_layers"}})
+    assert plain.cross_attention_layers == 0 and c.total - plain.total == 20 * (2 * 128 + 2)
+    # the vision model's 8 gated global layers are counted with its 32 local ones
+    assert 0.8e9 < c.vision_params < 0.9e9

@@ -180,6 +180,9 @@ class TransformerSpec(BaseModel):
     routed_expert_params_billion: float = 0.0              # all routed experts of all layers
     sliding_window: int | None = None     # local-attention window (tokens) ...
     sliding_layers: int = 0               # ... on this many layers
+    # Llama 3.2 Vision (Mllama) cross_attention_layers: these layers attend to the image's keys / values only, so they
+    # keep no KV per text token (their KV is over the image tokens, one set per image)
+    cross_attention_layers: int = 0
     mtp_params_billion: float = 0.0       # DeepSeek multi-token-prediction module: in the checkpoint, not the main model
     vision_params_billion: float = 0.0    # vision tower + projector of a vision-language model (in params_billion)
     image_tokens_per_image: int | None = None   # VLM: fixed tokens per image (Gemma 3 mm_tokens_per_image) ...

@@ -6,7 +6,8 @@ from gpu_advisor.util.i18n import Note, Text, note
 from gpu_advisor.memory.cv import cv_parts
 from gpu_advisor.memory.settings import Resolved, resolve
 from gpu_advisor.memory.states import StateBytes, torch_at_most
-from gpu_advisor.memory.transformer import kv_bytes_per_token_layer, kv_dtype_bytes, text_inference, text_training
+from gpu_advisor.memory.transformer import (kv_bytes_per_token_layer, kv_dtype_bytes, kv_layers, text_inference,
+                                            text_training)
 from gpu_advisor.memory.types import JobSettings, MemoryEstimate, ProfileInfo
 from gpu_advisor.kb.models import knowledge
 from gpu_advisor.workload import Workload
@@ -104,7 +105,7 @@ def _estimate_text(r: Resolved) -> MemoryEstimate:
     parts, notes = _peak(p.states, p.states.gradients, p.activations, p.transient, old or not r.training)
     parts["kv_cache"] = p.kv_cache
     active = t.active_params_billion * 1e9 if t.active_params_billion else p.params
-    kv_tok = kv_bytes_per_token_layer(t, kv_dtype_bytes(r.settings)) * t.layers if t.family == "llm" else None
+    kv_tok = kv_bytes_per_token_layer(t, kv_dtype_bytes(r.settings)) * kv_layers(t) if t.family == "llm" else None
     info = ProfileInfo(key=t.key, display=t.display, family=t.family, params_billion=t.params_billion,
                        trainable_params_billion=round(p.trainable / 1e9, 6), is_llm=t.family == "llm", job=_job(r),
                        active_params_billion=round(active / 1e9, 4), kv_cache_bytes_per_token=kv_tok)

@@ -62,6 +62,9 @@ def text_formula(r: Resolved, p: TextParts, parts: dict[str, float]) -> Text:
         shape += f"; MLA KV cache {t.kv_lora_rank} + {t.qk_rope_head_dim} values per token per layer"
     if t.sliding_window and t.sliding_layers:
         shape += f"; sliding window {t.sliding_window} tokens on {t.sliding_layers} of {t.layers} layers (KV bounded there)"
+    if t.cross_attention_layers:
+        shape += (f"; {t.cross_attention_layers} of {t.layers} layers cross-attend to the image (no KV per text "
+                  "token there)")
     ckpt = "on" if s.get("gradient_checkpointing") else "off"
     en = (f"{se}. Shape: {shape}. Activations {_g(parts['activations'])} for {p.tokens} tokens "
           f"({p.per_token_layer_bytes:.0f} B per token per layer, checkpointing {ckpt}, + logits); "

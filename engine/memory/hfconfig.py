@@ -13,6 +13,8 @@ the parameters from those shapes, module by module as the modelling code builds 
   Which layers are MoE: DeepSeek `first_k_dense_replace` / `moe_layer_freq`; Qwen `decoder_sparse_step` /
   `mlp_only_layers`; Llama 4 `interleave_moe_layer_step` (dense layers use `intermediate_size_mlp`).
 - norms (2 per layer, 4 in Gemma 2/3), the final norm, the embedding and (untied) lm_head.
+- Llama 3.2 Vision (Mllama): the `cross_attention_layers` of the text model (counted in num_hidden_layers) add
+  q/k norms and two gates each and keep no KV per text token; the vision model has num_global_layers more layers.
 - DeepSeek's multi-token-prediction module (`num_nextn_predict_layers`) is counted apart: it is in the checkpoint
   but not in the main model (DeepSeek-V3 README: 671 B main + 14 B MTP = 685 B).
 """
@@ -99,6 +101,7 @@ class Counted:
     # sliding window / local attention
     sliding_window: int | None = None
     sliding_layers: int = 0
+    cross_attention_layers: int = 0       # Mllama: layers whose attention reads the image's keys / values
     # counts
     embed_params: float = 0.0
     head_params: float = 0.0              # untied lm_head
@@ -185,7 +188,8 @@ def _vision_params(v: dict, text_hidden: int) -> tuple[float, str | None]:
         return 0.0, None
     v = _with_defaults(v, v.get("model_type"))
     hv = int(_first(v, "hidden_size", "embed_dim", "width", default=0) or 0)
-    depth = int(_first(v, "depth", "num_hidden_layers", "layers", default=0) or 0)
+    # Mllama's vision model: num_hidden_layers local layers + num_global_layers gated global layers
+    depth = int(_first(v, "depth", "num_hidden_layers", "layers", default=0) or 0) + int(v.get("num_global_layers") or 0)
     if not hv or not depth:
         return 0.0, None
     inter = int(_first(v, "intermediate_size", default=4 * hv))
@@ -197,6 +201,9 @@ def _vision_params(v: dict, text_hidden: int) -> tuple[float, str | None]:
     merge = int(_first(v, "spatial_merge_size", default=1))
     out = int(_first(v, "out_hidden_size", "projection_dim", default=text_hidden))
     merged = hv * merge * merge
+    if v.get("vision_output_dim"):   # Mllama: the projector maps the concatenated layer outputs (vision_output_dim)
+        return float(depth * per_layer + in_ch * patch * patch * hv + int(v["vision_output_dim"]) * text_hidden
+                     + text_hidden), None
     projector = merged * merged + merged + merged * out + out + 2 * hv
     total = depth * per_layer + in_ch * temporal * patch * patch * hv + projector
     return float(total), None
@@ -318,6 +325,11 @@ def count(cfg: dict) -> Counted:
     shared = 3 * hidden * c.shared_intermediate + (hidden if t.get("shared_expert_intermediate_size") else 0)
     moe_mlp = experts * expert + router + shared
     c.layer_params = float(layers * (attn + norms) + sum(moe_mlp if f else dense_mlp for f in flags))
+    if isinstance(t.get("cross_attention_layers"), list):
+        # Llama 3.2 Vision (MllamaCrossAttentionDecoderLayer): num_hidden_layers counts them; each has the q/k/v/o
+        # projections (k, v over the projected image states), q_norm / k_norm (head_dim) and two scalar tanh gates
+        c.cross_attention_layers = len({i for i in t["cross_attention_layers"] if isinstance(i, int) and 0 <= i < layers})
+        c.layer_params += float(c.cross_attention_layers * (2 * hd + 2))
     c.routed_expert_params = float(c.moe_layers * experts * expert)
     c.embed_params = float(vocab * hidden)
     if mt in ENCODERS:
@@ -383,6 +395,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "sliding_window": (1, 1 << 30), "sliding_window_pattern": (1, 10_000), "num_nextn_predict_layers": (0, 100),
     "type_vocab_size": (0, 1 << 16), "depth": (1, 10_000), "spatial_merge_size": (1, 64),
     "temporal_patch_size": (1, 64), "out_hidden_size": (1, 1 << 20), "mm_tokens_per_image": (1, 1 << 20),
+    "num_global_layers": (0, 10_000), "vision_output_dim": (1, 1 << 22),
 }
 
 
@@ -394,7 +407,7 @@ def _bad_fields(t: dict, prefix: str = "") -> list[str]:
             continue
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             bad.append(f"{prefix}{name} = {str(v)[:20]!s} (an integer {lo}..{hi})")
-    for name in ("layer_types", "mlp_only_layers", "moe_layers"):
+    for name in ("layer_types", "mlp_only_layers", "moe_layers", "cross_attention_layers"):
         v = t.get(name)
         if v is not None and (not isinstance(v, list) or len(v) > 10_000):
             bad.append(f"{prefix}{name} (a list of at most 10000 entries)")
@@ -437,6 +450,8 @@ def spec_fields(c: Counted) -> dict[str, Any]:
                    routed_expert_params_billion=round(c.routed_expert_params / 1e9, 4))
     if c.sliding_window and c.sliding_layers:
         out.update(sliding_window=c.sliding_window, sliding_layers=c.sliding_layers)
+    if c.cross_attention_layers:
+        out["cross_attention_layers"] = c.cross_attention_layers
     if c.mtp_params:
         out["mtp_params_billion"] = round(c.mtp_params / 1e9, 4)
     if c.vision_params:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpu_advisor.memory.core import CUDA_CONTEXT_GIB, GIB
-from gpu_advisor.memory.transformer import kv_bytes_per_token_layer, kv_cache_bytes
+from gpu_advisor.memory.transformer import kv_bytes_per_token_layer, kv_cache_bytes, kv_layers
 from gpu_advisor.kb.models import TransformerSpec
 
 DEFAULT_UTILIZATION = 0.9      # vLLM EngineArgs.gpu_memory_utilization default
@@ -35,7 +35,7 @@ def kv_capacity(t: TransformerSpec, seq_len: int, gpu_memory_gib: float, weights
         raise ValueError("gpu_memory_utilization must be in (0, 1]")
     budget = utilization * gpu_memory_gib - weights_gib - activations_gib - CUDA_CONTEXT_GIB
     budget_bytes = max(0.0, budget) * GIB * tensor_parallel
-    per_token = kv_bytes_per_token_layer(t, kv_bytes) * t.layers
+    per_token = kv_bytes_per_token_layer(t, kv_bytes) * kv_layers(t)
     per_seq = kv_cache_bytes(t, seq_len, kv_bytes, seq_len)
     return KvCapacity(round(budget, 3), int(budget_bytes // per_token) if per_token else 0,
                       int(budget_bytes // per_seq) if per_seq else 0, per_token)

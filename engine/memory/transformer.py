@@ -227,15 +227,21 @@ def kv_bytes_per_token_layer(t: TransformerSpec, bytes_per: float = 2.0) -> floa
     return float(2 * t.kv_heads * t.head_dim * bytes_per)
 
 
+def kv_layers(t: TransformerSpec) -> int:
+    """Layers that keep K and V for every text token: all but Mllama's cross-attention layers (their keys and values
+    are the image's, transformers MllamaTextCrossAttention: k_proj / v_proj over cross_attention_states)."""
+    return t.layers - t.cross_attention_layers
+
+
 def kv_cache_bytes(t: TransformerSpec, tokens: int, bytes_per: float = 2.0, seq_len: int | None = None) -> float:
-    """K and V for every layer and token. Sliding-window layers keep at most `sliding_window` tokens of each
-    sequence (seq_len: tokens per sequence; tokens / seq_len sequences)."""
+    """K and V for every self-attention layer and token. Sliding-window layers keep at most `sliding_window` tokens of
+    each sequence (seq_len: tokens per sequence; tokens / seq_len sequences)."""
     per = kv_bytes_per_token_layer(t, bytes_per)
     if t.sliding_window and t.sliding_layers and seq_len:
         seqs = tokens / seq_len
         local = min(seq_len, t.sliding_window)
-        return float(per * seqs * ((t.layers - t.sliding_layers) * seq_len + t.sliding_layers * local))
-    return float(t.layers * tokens * per)
+        return float(per * seqs * ((kv_layers(t) - t.sliding_layers) * seq_len + t.sliding_layers * local))
+    return float(kv_layers(t) * tokens * per)
 
 
 # serving weight bytes per parameter by format: int4 / nf4 as QLoRA's NF4 (4 bit + double-quantised absmax), int8
