@@ -463,6 +463,7 @@ NEW_NAMES = [
     ("Gemma 3 27B", "gemma-3-27b", 27.43), ("gemma3-27b", "gemma-3-27b", 27.43), ("Gemma-3-27B-it", "gemma-3-27b", 27.43),
     ("gemma 3 27b", "gemma-3-27b", 27.43), ("google/gemma-3-12b-it", "gemma-3-12b", 12.19), ("gemma-3-4b-pt", "gemma-3-4b", 4.30),
     ("Qwen/Qwen2.5-VL-7B-Instruct", "qwen2.5-vl-7b", 8.29), ("Qwen2.5-VL-7B", "qwen2.5-vl-7b", 8.29),
+    ("Qwen2.5-VL-3B-Instruct", "qwen2.5-vl-3b", 3.75),
     ("mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo-12b", 12.2), ("Mistral Nemo 12B", "mistral-nemo-12b", 12.2),
     ("Mistral-Small-3.1-24B-Instruct-2503", "mistral-small-3.1-24b", 24.0), ("microsoft/phi-4", "phi-4", 14.7),
     ("Phi-4-mini-instruct", "phi-4-mini", 3.8), ("meta-llama/Llama-3.2-90B-Vision-Instruct", "llama-3.2-90b-vision", 88.8),
