@@ -522,3 +522,17 @@ def test_mllama_cross_attention_layers_keep_no_kv_per_text_token() -> None:
     assert plain.cross_attention_layers == 0 and c.total - plain.total == 20 * (2 * 128 + 2)
     # the vision model's 8 gated global layers are counted with its 32 local ones
     assert 0.8e9 < c.vision_params < 0.9e9
+
+
+@pytest.mark.parametrize("question,model,key", [
+    ("ollama 跑 gemma3:27b 需要多大显存", "gemma3:27b", "gemma-3-27b"), ("qwen2.5vl:7b inference", "qwen2.5vl:7b", "qwen2.5-vl-7b"),
+    ("phi4:14b qlora", "phi4:14b", "phi-4"), ("deepseek-r1:671b 部署", "deepseek-r1:671b", "deepseek-r1"),
+    ("ollama deepseek-r1:7b 需要多大显存", "deepseek-r1:7b", None), ("llama3.2-vision:11b 部署", "llama3.2-vision:11b", None),
+    ("batch:4 微调 Qwen2.5-7B", "Qwen2.5-7B", "qwen2.5-7b")])
+def test_ollama_size_tags_are_part_of_the_name(question: str, model: str, key: str | None) -> None:
+    """An Ollama tag ("name:size") names the size: read whole, so "deepseek-r1:7b" (a distilled 7B) is refused, never
+    sized as the 671 B DeepSeek-R1; a colon before anything but a size ("batch:4") joins nothing."""
+    from gpu_advisor.ask.parser import parse_question
+    parsed = parse_question(question)
+    assert parsed.workload_fields["model"] == model
+    assert resolve_transformer(model) == key

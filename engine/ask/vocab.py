@@ -28,6 +28,10 @@ TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.]*(?:/\d+)?")
 COUNT_AFTER = re.compile(r"\s*(?:个|轮|张|台|卡|次|epochs?\b|images?\b|samples?\b|steps?\b|iters?\b|gpus?\b)",
                          re.IGNORECASE)
 JOINER = re.compile(r"[ \-_/]{0,2}|\s?[(),+]\s?|\s?\)\s?\(\s?|\s?\+\s?")
+# an Ollama tag names the size after a colon ("gemma3:27b", "qwen2.5vl:7b", "deepseek-r1:7b"): the colon joins it to
+# the name, so "deepseek-r1:7b" is read whole (and refused unless known), never as "deepseek-r1" (the 671 B model)
+OLLAMA_SIZE = re.compile(r"\d+(?:\.\d+)?[bm]", re.IGNORECASE)
+OLLAMA_TAG = re.compile(r":\d+(?:\.\d+)?[bm](?![A-Za-z0-9])", re.IGNORECASE)
 # words after a known name that keep it the same model (hub suffixes of instruct / chat builds)
 VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base", "awq", "gptq", "int4", "int8", "fp8", "gguf"}
 # hub suffixes of quantized builds of the same model: they also state the weight quantization
@@ -85,12 +89,16 @@ def _joined(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
     gap = text[a[1]:b[0]]
     if "," in gap and text[b[0]:b[1]].isdigit() and COUNT_AFTER.match(text, b[1]):
         return False  # "Sparse R-CNN, 300 个 epoch": a count after a comma, not a name part ("FPG, 128 ch" is one)
-    return JOINER.fullmatch(gap) is not None
+    return JOINER.fullmatch(gap) is not None or _size_tag(text, gap, b)
+
+
+def _size_tag(text: str, gap: str, b: tuple[int, int]) -> bool:
+    return gap == ":" and OLLAMA_SIZE.fullmatch(text, b[0], b[1]) is not None
 
 
 def _tight(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
     """Two tokens of one written word ("Qwen2.5-72B", "R-50-D8"): joined by a hyphen, an underscore or nothing."""
-    return text[a[1]:b[0]] in ("", "-", "_", "/")
+    return text[a[1]:b[0]] in ("", "-", "_", "/") or _size_tag(text, text[a[1]:b[0]], b)
 
 
 def find_names(text: str) -> list[NameSpan]:
@@ -205,6 +213,8 @@ def find_unresolved(text: str, taken: list[tuple[int, int]]) -> list[Unresolved]
             while end < len(text) and text[end].isascii() and (text[end].isalnum() or (
                     text[end] in "-_./" and end + 1 < len(text) and text[end + 1].isascii() and text[end + 1].isalnum())):
                 end += 1
+            if tag := OLLAMA_TAG.match(text, end):   # "deepseek-r1:7b" is one name, not "deepseek-r1"
+                end = tag.end()
             if any(not (end <= a or start >= b) for a, b in taken):
                 continue
             if any(not (end <= u.start or start >= u.end) for u in out):
