@@ -516,6 +516,8 @@ def test_mllama_cross_attention_layers_keep_no_kv_per_text_token() -> None:
     est = _serve("Llama-3.2-90B-Vision-Instruct", seq_len=8192, batch_size_per_gpu=2)
     assert est.profile.kv_cache_bytes_per_token == 80 * 2 * 8 * 128 * 2
     assert est.breakdown["kv_cache"] == pytest.approx(80 * 2 * 8 * 128 * 2 * 8192 * 2 / GIB, abs=1e-3)
+    said = [a for a in est.assumptions if a.field == "cross_attention_kv"]
+    assert said and "20 of 100" in said[0].text.en and "20 层" in said[0].text.zh    # what is not counted is said
     assert kv_cache_bytes(t, 4096, 2.0, 4096) == 80 * 4096 * kv_bytes_per_token_layer(t)
     # the cross-attention layers' own weights: q_norm / k_norm (head_dim each) and two gates on top of a self layer
     plain = count({**cfg, "text_config": {k: v for k, v in cfg["text_config"].items() if k != "cross_attention_layers"}})

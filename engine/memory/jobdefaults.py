@@ -132,6 +132,13 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
             r.assume("mtp", "not loaded", f"the checkpoint's multi-token-prediction module ({spec.mtp_params_billion:g} B "
                      "parameters) is loaded only for speculative decoding (vLLM --speculative-config); not counted",
                      f"检查点中的多 token 预测模块（{spec.mtp_params_billion:g} B 参数）仅在投机解码时加载，未计入")
+        if spec.cross_attention_layers:
+            n, of = spec.cross_attention_layers, spec.layers
+            r.assume("cross_attention_kv", "not counted",
+                     f"{n} of {of} layers cross-attend to the image: they keep no KV per text token (counted on the "
+                     f"other {of - n}); their keys and values over an image's tokens (one set per image and sequence) "
+                     "are not counted", f"{of} 层中有 {n} 层对图像做交叉注意力：不为文本 token 保存 KV（KV 按其余 "
+                     f"{of - n} 层计）；其对图像 token 的键值（每个序列每张图像一份）未计入")
         return
     method = _enum(_pick(r, "finetune_method", w.finetune_method, "full", "full fine-tuning", "全参数微调"))
     s["finetune_method"] = method
