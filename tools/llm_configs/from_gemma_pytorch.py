@@ -38,8 +38,10 @@ SAME = ("num_hidden_layers", "num_attention_heads", "num_key_value_heads", "hidd
 
 
 def _value(node: ast.AST):
-    if isinstance(node, ast.BinOp):                      # 3840 * 8 // 2, 5376 // 32
-        return int(eval(compile(ast.Expression(node), "<expr>", "eval"), {}))   # noqa: S307 (integer literals only)
+    if isinstance(node, ast.BinOp):                      # 3840 * 8 // 2, 5376 // 32 (integer literals only)
+        ops = {ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b, ast.Add: lambda a, b: a + b,
+               ast.Sub: lambda a, b: a - b}
+        return ops[type(node.op)](_value(node.left), _value(node.right))
     if isinstance(node, ast.Tuple) or isinstance(node, ast.List):
         return [_value(e) for e in node.elts]
     if isinstance(node, ast.Dict):
