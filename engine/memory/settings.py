@@ -174,6 +174,13 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
                                f"知识库中没有模型 {w.model!r}：权重按 params_billion = {w.params_billion:g}，激活按 "
                                f"{kb.methods[method_key].display} 默认配置估算，误差约 ±40 %。", "model", w.model))
     method = kb.methods[method_key]
+    if method.assumed_size is not None and w.model is not None:
+        # a family written without its size ("YOLOv8"): one named size, said as an assumption, never a silent pick
+        size = method.assumed_size
+        r.assume("model", method.display + size.size, f"{w.model!r} names no size (n/s/m/l/x): sized as "
+                 f"{method.display}{size.size}, as {size.why}; name the size for its own profile",
+                 f"{w.model!r} 未写规模（n/s/m/l/x）：按 {method.display}{size.size} 估算，因为{size.why_zh}；"
+                 "写明规模可按该规模估算")
     if w.task in DETECTION_TASKS and method.detection_variant:
         method = kb.methods[method.detection_variant]
     if w.task in (Task.instance_segmentation, Task.panoptic_segmentation) and method.mask_variant:

@@ -15,6 +15,7 @@ from typing import Any
 
 from gpu_advisor.util import yamlio
 from gpu_advisor.kb.catalog import Catalog
+from gpu_advisor.kb.models import knowledge
 from gpu_advisor.util.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.memory.settings import TEXT_TASKS
@@ -193,16 +194,17 @@ def _samples_from_tokens(w: Workload) -> tuple[dict[str, Any], list[Note]] | Non
                          "num_samples", samples)]
 
 
-def _job_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
+def _job_size(w: Workload, trainer_epochs: tuple[int, str, str] | None = None) -> tuple[dict[str, Any], list[Note]]:
     """The sample count time and cost need, when the user gave none: from the training tokens, else from the
-    dataset's size when given, else a typical dataset for the task."""
+    dataset's size when given, else a typical dataset for the task. trainer_epochs: the model's own trainer default
+    (epochs, why; Ultralytics default.yaml), used instead of the task dataset's schedule."""
     from_tokens = _samples_from_tokens(w)
     if from_tokens is not None and (from_tokens[0] or w.num_samples is not None):
         return from_tokens
     if w.num_samples is not None:
         return {}, []
     if from_tokens is not None:  # tokens given for a task they do not size: say so, then size as usual
-        update, notes = _job_size(w.model_copy(update={"training_tokens_billion": None}))
+        update, notes = _job_size(w.model_copy(update={"training_tokens_billion": None}), trainer_epochs)
         return update, from_tokens[1] + notes
     from_size = _samples_from_size(w)
     if from_size[0] or w.task.value not in _datasets():
@@ -211,7 +213,11 @@ def _job_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
     update: dict[str, Any] = {"num_samples": d["num_samples"]}
     text_en = f"Job size not given: time and cost assume {d['name']} ({d['num_samples']:,} samples"
     text_zh = f"未给出数据量：时间与费用按 {d['name']}（{d['num_samples']:,} 个样本"
-    if w.epochs is None:
+    if w.epochs is None and trainer_epochs is not None:
+        update["epochs"] = float(trainer_epochs[0])
+        text_en += f" x {trainer_epochs[0]} epochs, the trainer's default ({trainer_epochs[1]})"
+        text_zh += f" × {trainer_epochs[0]} 轮，训练代码的默认值（{trainer_epochs[2]}）"
+    elif w.epochs is None:
         update["epochs"] = float(d["epochs"])
         text_en += f" x {d['epochs']} epochs, {d['epochs_note']}"
         text_zh += f" × {d['epochs']} 轮，{d['epochs_note']}"
@@ -230,7 +236,9 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
                           f"未说明阶段：按“{stage.value}”处理。", "stage", stage.value))
     region, region_notes = _region(w)
     notes.extend(region_notes)
-    size, size_notes = _job_size(resolved)  # resolved: its seq_len is the one the estimate used
+    method = knowledge().methods.get(memory.profile.method or "") if memory.profile.method else None
+    own = method.train_defaults if method is not None else None
+    size, size_notes = _job_size(resolved, (own.epochs, own.why, own.why_zh) if own else None)  # resolved: the estimate's seq_len
     if size:
         resolved = resolved.model_copy(update=size)
     notes.extend(size_notes)
