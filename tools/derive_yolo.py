@@ -346,12 +346,12 @@ def profiles(arch: dict) -> tuple[dict, dict, list[str]]:
             methods[key] = {
                 "display": display, "family": "detection", "backbone": f"{key}_net", "output_stride": 32,
                 "head": [], "head_params": {"per_class_m": round(per_class / 1e6, 8)},
-                "anchor_loss": {k: v for k, v in lt.items() if k != "anchors"},
+                "anchor_loss": {k: v for k, v in lt.items() if k != "anchors"}, "calibration": "ultralytics",
                 "dense_anchors": lt["anchors"], "dense_levels": [8, 16, 32],
                 "assign_px": round(sum(1.0 / s ** 2 for s in (8, 16, 32)), 6) if fam["head"] != "anchor3" else 0.0,
                 "assign_batched": fam["head"] != "anchor3", "ema_copy": True,
                 "default_input": [640, 640],
-                "train_defaults": _train_defaults(fkey),
+                "train_defaults": _train_defaults(fkey), "ladder_skip": ["checkpointing", "sharding"],
                 "stated_params": pub, "counted_params": round(net.params), "published_gflops": gflops,
                 "counted_gflops": round(counted_gflops, 2),
                 "paper": f"{fam['published']['source']}; {fam['code']}",
@@ -369,9 +369,9 @@ def profiles(arch: dict) -> tuple[dict, dict, list[str]]:
 def bare_aliases(fkey: str) -> list[str]:
     """The family written without a size: "YOLOv8", "YOLO v8", "yolo11", "YOLOv11"."""
     if fkey == "yolo11":
-        return ["yolo 11", "yolov11", "yolo v11", "yolo-11"]
+        return _distinct_folds(["yolo 11", "yolov11", "yolo v11", "yolo-11"], fkey)
     v = fkey[len("yolov"):]
-    return [f"yolo v{v}", f"yolo{v}", f"yolo-v{v}"]
+    return _distinct_folds([f"yolo v{v}", f"yolo{v}", f"yolo-v{v}"], fkey)
 
 
 def feats_out(fam: dict, scale: str) -> int:
@@ -403,9 +403,21 @@ def aliases(fkey: str, scale: str) -> list[str]:
         bases = [f"yolov{v}", f"yolo v{v}", f"yolo{v}"]
     for b in bases:
         names += [f"{b}{scale}", f"{b}-{scale}", f"{b} {scale}", f"{b}{scale}.pt", f"{b}{scale}.yaml"]
-    if fkey == "yolov5":
-        names.append(f"yolov5{scale}-v7.0")
-    return sorted(set(names))
+    return _distinct_folds(names, f"{fkey}{scale}")
+
+
+def _distinct_folds(names: list[str], key: str) -> list[str]:
+    """One spelling per folded form (gpu_advisor.kb.models.norm drops case, spaces and hyphens): "YOLO v8 m",
+    "yolov8-m" and "YOLOv8m" are one name to the registry and to the question parser."""
+    sys.path.insert(0, str(ROOT))
+    from gpu_advisor.kb.models import norm
+    seen = {norm(key)}
+    out = []
+    for name in names:
+        if norm(name) not in seen:
+            seen.add(norm(name))
+            out.append(name)
+    return out
 
 
 def render(backbones: dict, methods: dict) -> str:

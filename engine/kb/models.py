@@ -174,9 +174,14 @@ class MethodSpec(BaseModel):
     # boxes), the ModelEMA fp32 copy, the trainer's defaults, the size a bare family name is sized with, and the
     # counted vs published parameters / GFLOPs the tool checked
     anchor_loss: AnchorLoss | None = None
+    calibration: str | None = None        # key of knowledge/models/defaults.yaml calibration (None: cnn / transformer)
     assign_batched: bool = False
     ema_copy: bool = False
     train_defaults: TrainDefaults | None = None
+    # mitigation-ladder steps the method's trainer does not offer (engine/plan/ladder.py): Ultralytics' trainer has
+    # no gradient-checkpointing or ZeRO / FSDP option (ultralytics/cfg/default.yaml); it accumulates gradients to a
+    # nominal batch of 64 (nbs) by itself
+    ladder_skip: list[Literal["checkpointing", "sharding"]] = []
     assumed_size: AssumedSize | None = None
     stated_params: float | None = None
     counted_params: float | None = None

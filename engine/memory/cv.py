@@ -295,6 +295,8 @@ def cv_params(r: Resolved) -> float:
 def _calibration(r: Resolved) -> float:
     cal = knowledge().calibration
     assert r.method and r.backbone
+    if r.method.calibration is not None:
+        return cal.get(r.method.calibration, 1.0)
     # detection uses the same constants: its former residual (1.30) is now counted (target assignment, per-class
     # scores, mask logits, unfrozen non-ResNet backbones), see docs/memory-model.md
     return cal.get("transformer" if r.backbone.kind == "transformer" else "cnn", 1.0)

@@ -16,6 +16,7 @@ from typing import Any
 from gpu_advisor.util import yamlio
 from gpu_advisor.kb.catalog import Catalog
 from gpu_advisor.kb.models import knowledge
+from gpu_advisor.plan.ladder import _trainer_skips
 from gpu_advisor.util.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.memory.settings import TEXT_TASKS
@@ -97,8 +98,8 @@ def _saving(w: Workload, base: MemoryEstimate, update: dict[str, Any], memo: dic
         return 0.0
     if "precision" in update and enum_value(w.precision, "fp32") != "fp32":
         return 0.0
-    if update.get("gradient_checkpointing") and w.gradient_checkpointing:
-        return 0.0
+    if update.get("gradient_checkpointing") and (w.gradient_checkpointing or "checkpointing" in _trainer_skips(w.model)):
+        return 0.0   # already on, or the model's trainer has none (Ultralytics YOLO)
     changed = w.model_copy(update=update)
     other = memo.get(changed)
     if other is None:
