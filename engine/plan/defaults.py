@@ -70,6 +70,7 @@ class Job:
             "is_cpu_only": self.cpu_only,
             "precision": enum_value(w.precision, "fp32"), "optimizer": enum_value(w.optimizer, "none"),
             "gradient_checkpointing": bool(w.gradient_checkpointing),
+            "ckpt_supported": "checkpointing" not in _trainer_skips(w.model),
             "finetune_method": enum_value(w.finetune_method, "full"), "quantization": enum_value(w.quantization, "none"),
             "distributed": enum_value(w.distributed, "none"), "batch": self.batch,
             "input_px": int(size[0] * size[1]), "seq_len": int(w.seq_len or 0),
