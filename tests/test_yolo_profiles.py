@@ -58,6 +58,14 @@ def test_underived_variants_are_refused_naming_derived_ones(name: str) -> None:
     assert any(s.lower().startswith("yolo") for s in err.value.suggestions), err.value.suggestions
 
 
+@pytest.mark.parametrize("name", ["RT-DETR", "rtdetr-l", "RT-DETR-x"])
+def test_rt_detr_is_not_sized_with_detr(name: str) -> None:
+    """RT-DETR (hybrid CNN encoder + query decoder, Ultralytics rtdetr-l/x) was an alias of the DETR R-50 profile:
+    another model. Not derived: refused."""
+    with pytest.raises(UnknownModelError):
+        estimate_memory(Workload(task="object_detection", model=name))
+
+
 def test_bare_family_is_a_stated_assumption_of_one_size() -> None:
     est = estimate_memory(Workload(task="object_detection", model="YOLOv8"))
     assert est.profile.backbone == "yolov8n_net"
