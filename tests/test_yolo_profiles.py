@@ -116,3 +116,12 @@ def test_no_checkpointing_or_zero_advised_for_ultralytics() -> None:
     text = rec.render("en")
     assert "checkpointing" not in " ".join(m.en for m in rec.instance.mitigations)
     assert "MIT-CKPT" not in text and "ZeRO" not in " ".join(m.en for m in rec.instance.mitigations)
+
+
+def test_whole_network_profile_takes_no_other_backbone() -> None:
+    from gpu_advisor.errors import WorkloadError
+    with pytest.raises(WorkloadError) as err:
+        estimate_memory(Workload(task="object_detection", model="YOLOv8m", backbone="R-50"))
+    assert err.value.field == "backbone"
+    est = estimate_memory(Workload(task="object_detection", model="YOLOv8m"))
+    assert not any(a.field == "backbone" for a in est.assumptions)

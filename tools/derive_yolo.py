@@ -346,7 +346,7 @@ def profiles(arch: dict) -> tuple[dict, dict, list[str]]:
             methods[key] = {
                 "display": display, "family": "detection", "backbone": f"{key}_net", "output_stride": 32,
                 "head": [], "head_params": {"per_class_m": round(per_class / 1e6, 8)},
-                "anchor_loss": {k: v for k, v in lt.items() if k != "anchors"}, "calibration": "ultralytics",
+                "anchor_loss": {k: v for k, v in lt.items() if k != "anchors"}, "calibration": "ultralytics", "whole_network": True,
                 "dense_anchors": lt["anchors"], "dense_levels": [8, 16, 32],
                 "assign_px": round(sum(1.0 / s ** 2 for s in (8, 16, 32)), 6) if fam["head"] != "anchor3" else 0.0,
                 "assign_batched": fam["head"] != "anchor3", "ema_copy": True,

@@ -174,6 +174,7 @@ class MethodSpec(BaseModel):
     # boxes), the ModelEMA fp32 copy, the trainer's defaults, the size a bare family name is sized with, and the
     # counted vs published parameters / GFLOPs the tool checked
     anchor_loss: AnchorLoss | None = None
+    whole_network: bool = False           # the backbone entry is the whole network (no backbone choice to make)
     calibration: str | None = None        # key of knowledge/models/defaults.yaml calibration (None: cnn / transformer)
     assign_batched: bool = False
     ema_copy: bool = False

@@ -201,7 +201,15 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
         method = kb.methods[method.head_variants[layout]]
     framework = _framework(w, r)
     stride = None
-    if w.backbone is not None:
+    if method.whole_network and w.backbone is not None and resolve_backbone(w.backbone) != (method.backbone, None):
+        raise WorkloadError(
+            f"backbone: {method.display} is derived as one network with its own backbone (its model YAML); another "
+            f"backbone ({w.backbone!r}) under its neck and head is not derived. Leave the backbone out.",
+            f"backbone：{method.display} 按其模型 YAML 作为整体网络推导（自带骨干）；换成其他骨干（{w.backbone!r}）"
+            "的组合未推导。请不要指定骨干网络。", field="backbone")
+    if method.whole_network:
+        bb_key = method.backbone   # no backbone choice: said by the model itself, not an assumption
+    elif w.backbone is not None:
         found = resolve_backbone(w.backbone)
         if found is None:
             raise unknown(w.backbone, "backbone", "backbones")
