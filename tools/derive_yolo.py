@@ -381,15 +381,15 @@ def feats_out(fam: dict, scale: str) -> int:
 
 def _train_defaults(fkey: str) -> dict:
     if fkey == "yolov5":
-        return {"batch": 16, "precision": "fp16_amp", "optimizer": "sgd_momentum", "epochs": 100,
+        return {"batch": 16, "precision": "fp16_amp", "optimizer": "sgd_momentum", "epochs": 100, "workers": 8,
                 "why": "ultralytics/yolov5 train.py defaults (--batch-size 16, --img 640, --epochs 100, --optimizer SGD, "
-                       "AMP on when check_amp passes)",
-                "why_zh": "ultralytics/yolov5 train.py 默认值（--batch-size 16、--img 640、--epochs 100、--optimizer SGD，"
-                          "check_amp 通过时开启 AMP）"}
-    return {"batch": 16, "precision": "fp16_amp", "optimizer": "sgd_momentum", "epochs": 100,
-            "why": "ultralytics/cfg/default.yaml (batch 16, imgsz 640, epochs 100, amp True, optimizer auto: SGD "
-                   "momentum 0.9 when the run has more than 10,000 iterations, AdamW below)",
-            "why_zh": "ultralytics/cfg/default.yaml（batch 16、imgsz 640、epochs 100、amp True；optimizer auto："
+                       "--workers 8, AMP on when check_amp passes)",
+                "why_zh": "ultralytics/yolov5 train.py 默认值（--batch-size 16、--img 640、--epochs 100、--optimizer SGD、"
+                          "--workers 8，check_amp 通过时开启 AMP）"}
+    return {"batch": 16, "precision": "fp16_amp", "optimizer": "sgd_momentum", "epochs": 100, "workers": 8,
+            "why": "ultralytics/cfg/default.yaml (batch 16, imgsz 640, epochs 100, workers 8, amp True, optimizer auto: "
+                   "SGD momentum 0.9 when the run has more than 10,000 iterations, AdamW below)",
+            "why_zh": "ultralytics/cfg/default.yaml（batch 16、imgsz 640、epochs 100、workers 8、amp True；optimizer auto："
                       "超过 10,000 次迭代用 SGD momentum 0.9，否则 AdamW）"}
 
 

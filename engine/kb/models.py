@@ -65,6 +65,7 @@ class TrainDefaults(BaseModel):
     precision: str
     optimizer: str
     epochs: int
+    workers: int = 0              # DataLoader workers per GPU the trainer starts (0: not stated)
     why: str
     why_zh: str
 

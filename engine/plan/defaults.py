@@ -19,6 +19,7 @@ from gpu_advisor.kb.models import knowledge
 from gpu_advisor.plan.ladder import _trainer_skips
 from gpu_advisor.util.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
+from gpu_advisor.memory.host import loader_workers
 from gpu_advisor.memory.settings import TEXT_TASKS
 from gpu_advisor.workload import Augmentation, Precision, Stage, Task, Workload, enum_value
 
@@ -54,10 +55,7 @@ class Job:
 
     @property
     def workers(self) -> int:
-        w = self.workload
-        if w.data_loader_workers is not None:
-            return w.data_loader_workers
-        return 8 if w.augmentation == Augmentation.heavy else 4
+        return loader_workers(self.workload, self.memory)
 
     def facts(self) -> dict[str, Any]:
         w, prof = self.workload, self.memory.profile
