@@ -125,3 +125,11 @@ def test_whole_network_profile_takes_no_other_backbone() -> None:
     assert err.value.field == "backbone"
     est = estimate_memory(Workload(task="object_detection", model="YOLOv8m"))
     assert not any(a.field == "backbone" for a in est.assumptions)
+
+
+def test_dataloader_workers_are_the_trainers() -> None:
+    """ultralytics/cfg/default.yaml workers 8 (yolov5 train.py --workers 8): 8 workers + 1 trainer process per GPU."""
+    from gpu_advisor.memory.host import estimate_host
+    w = Workload(task="object_detection", model="YOLOv8m")
+    assert estimate_host(w, 2).vcpu == 2 * (8 + 1)
+    assert estimate_host(w.model_copy(update={"data_loader_workers": 2}), 1).vcpu == 3
