@@ -318,6 +318,7 @@ def _pub_params(family: dict, scale: str) -> float:
 
 def profiles(arch: dict) -> tuple[dict, dict, list[str]]:
     backbones, methods, errors = {}, {}, []
+    shared: dict = {}   # one object per family for the repeated blocks: written once (YAML anchors)
     for fkey, fam in arch["families"].items():
         for scale in fam["scales"]:
             d = derive(fam, scale)
@@ -342,19 +343,22 @@ def profiles(arch: dict) -> tuple[dict, dict, list[str]]:
                 "stem": [], "stages": rows, "gflops_224": round(gflops / 2 * (224 / 640) ** 2, 5),
                 "source": f"{fam['source']}; counted by tools/derive_yolo.py",
             }
-            lt = loss_terms(fam["head"])
+            lt = shared.setdefault(("loss", fkey), {k: v for k, v in loss_terms(fam["head"]).items() if k != "anchors"})
+            anchors = loss_terms(fam["head"])["anchors"]
             methods[key] = {
                 "display": display, "family": "detection", "backbone": f"{key}_net", "output_stride": 32,
                 "head": [], "head_params": {"per_class_m": round(per_class / 1e6, 8)},
-                "anchor_loss": {k: v for k, v in lt.items() if k != "anchors"}, "calibration": "ultralytics", "whole_network": True,
-                "dense_anchors": lt["anchors"], "dense_levels": [8, 16, 32],
+                "anchor_loss": lt, "calibration": "ultralytics", "whole_network": True,
+                "dense_anchors": anchors, "dense_levels": [8, 16, 32],
                 "assign_px": round(sum(1.0 / s ** 2 for s in (8, 16, 32)), 6) if fam["head"] != "anchor3" else 0.0,
                 "assign_batched": fam["head"] != "anchor3", "ema_copy": True,
                 "default_input": [640, 640],
-                "train_defaults": _train_defaults(fkey), "ladder_skip": ["checkpointing", "sharding"],
+                "train_defaults": shared.setdefault(("defaults", fkey), _train_defaults(fkey)),
+                "ladder_skip": shared.setdefault("skip", ["checkpointing", "sharding"]),
                 "stated_params": pub, "counted_params": round(net.params), "published_gflops": gflops,
                 "counted_gflops": round(counted_gflops, 2),
-                "paper": f"{fam['published']['source']}; {fam['code']}",
+                "paper": f"{fam['published']['source']}; counted from the layer table by tools/derive_yolo.py "
+                         f"(modules: see families.{fkey}.code in this file)",
                 "source": fam["source"], "as_of": str(arch["as_of"]),
                 "aliases": aliases(fkey, scale),
             }
@@ -420,9 +424,11 @@ def _distinct_folds(names: list[str], key: str) -> list[str]:
     return out
 
 
-def render(backbones: dict, methods: dict) -> str:
+def render(backbones: dict, methods: dict, arch: dict) -> str:
     import yaml
-    body = {"as_of": "2026-12-01", "backbones": backbones, "methods": methods}
+    families = {k: {"source": f["source"], "code": f["code"], "published": f["published"]["source"]}
+                for k, f in arch["families"].items()}
+    body = {"as_of": "2026-12-01", "families": families, "backbones": backbones, "methods": methods}
     return HEADER + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None)
 
 
@@ -449,7 +455,7 @@ def main() -> int:
         print("ERROR", e, file=sys.stderr)
     if errors:
         return 1
-    text = render(backbones, methods)
+    text = render(backbones, methods, arch)
     if args.check:
         if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
             print(f"{TARGET.relative_to(ROOT)} differs from what tools/derive_yolo.py gives: run it", file=sys.stderr)
