@@ -41,6 +41,9 @@ bench-memory: $(STAMP)
 	@echo
 	@echo "== generalisation check: model-zoo rows outside the dev set, through gpu-advisor estimate --jsonl =="
 	$(BIN)/python bench/zoo_check/run.py
+	@echo
+	@echo "== Ultralytics YOLO: public GPU_mem training logs (bench/data/ultralytics_gpu_mem.csv) =="
+	$(BIN)/python bench/yolo_memory.py
 
 bench: bench-memory
 	$(BIN)/python bench/run_all.py

@@ -341,7 +341,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<a>\d{2,5})\s*(?:x|\*|by|乘)\s*(?P<b>\d{2,5})(?![\w.])", resolution_pair),
     (lambda: r"(?<![\w.])(?P<res>[248])\s*(?P<k>k)\b(?!\s*(?:张|条|个|样本|steps?|iters?|tokens?|context|上下文|元|块))", resolution_named),
     (lambda: r"(?<![\w.])(?P<res>720|1080|1440|2160)\s*p\b", resolution_named),
-    (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),
+    # Ultralytics' own spellings: imgsz=640 (yolo CLI / model.train), --img 640 / --img-size (yolov5 train.py)
+    (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size|imgsz|--img(?:[\s_-]*size)?|img[\s_-]*size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),
     (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?|的分辨率|分辨率|resolution)(?![a-z])", resolution_square),
     # parameters: "70亿参数", "350M parameters", "7B"
     (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),

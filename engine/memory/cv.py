@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from gpu_advisor.memory.arch import (CvCoefficients, attention_values, backbone_coefficients, head_channels,
@@ -22,6 +22,7 @@ AMP_ACT_FACTOR = 0.6     # autocast: conv/matmul outputs 16-bit, LN/GN/softmax/l
 # (mmdet/core/fp16/hooks.py) always did (fp32 BN input + fp16 ReLU output = 0.75): pre-autocast detection runs keep
 # AMP_ACT_FACTOR; pre-autocast MMSeg runs (mmcv's path) take AMP_ACT_FACTOR_BN (cv_parts mmcv_fp16).
 AMP_ACT_FACTOR_BN = 0.5
+EMA_BYTES_PER_PARAM = 4.0   # Ultralytics ModelEMA: an fp32 copy of the model on the GPU
 LN_BLOCKS = ("convnext", "vit", "swin", "mit", "poolformer", "mscan")   # blocks with LayerNorm / GroupNorm inside
 CKPT_BACKBONE_FACTOR = 0.3   # checkpointing keeps block inputs (~1 of 4-20 saved tensors per block) + one block
 FROZEN_STAGE_BACKBONES = ("resnet", "resnext", "res2net", "resnest", "regnet")
@@ -201,15 +202,29 @@ def dense_head_values(method, classes: int, framework: str | None = None) -> flo
     return method.dense_anchors * (classes + (1 if method.dense_softmax else 0)) * per_loc * copies
 
 
-def assignment_bytes(method, classes: int, pixels: int) -> float:
+def anchor_loss_bytes(method, classes: int, amp: bool) -> float:
+    """Bytes per input pixel alive at a dense head's loss (Ultralytics YOLO, MethodSpec.anchor_loss): per prediction
+    point and per point x class at strides dense_levels, in the precision's own bytes (the loss runs in fp32 under
+    autocast: not scaled by the AMP activation factor). 0 for other methods."""
+    loss = method.anchor_loss
+    if loss is None:
+        return 0.0
+    per_anchor, per_class = (loss.amp_anchor, loss.amp_class) if amp else (loss.fp32_anchor, loss.fp32_class)
+    points = method.dense_anchors * sum(1.0 / (s * s) for s in method.dense_levels)
+    return points * (per_anchor + per_class * (classes or 80))
+
+
+def assignment_bytes(method, classes: int, pixels: int, batch: int = 1) -> float:
     """Target-assignment transient of the image with the most GT boxes (images are assigned one at a time).
 
     IoU assigners (MaxIoU, ATSS) build gt x anchors overlap tensors (40 B per pair in bbox_overlaps);
-    OTA-style assigners (SimOTA, dynamic soft label) add a pair x class classification cost.
+    OTA-style assigners (SimOTA, dynamic soft label) add a pair x class classification cost. A batch-wide assigner
+    (Ultralytics TaskAlignedAssigner: (batch, max GT boxes, anchors) tensors, every image padded to the batch's
+    most boxes) holds the pairs of the whole batch at once.
     """
     if not method.assign_px:
         return 0.0
-    pairs = method.assign_px * pixels * max_gt_per_image(classes or 80)
+    pairs = method.assign_px * pixels * max_gt_per_image(classes or 80) * (batch if method.assign_batched else 1)
     return pairs * (ASSIGN_BYTES_PER_PAIR + 4.0 * method.assign_cls * (classes or 80))
 
 
@@ -280,6 +295,8 @@ def cv_params(r: Resolved) -> float:
 def _calibration(r: Resolved) -> float:
     cal = knowledge().calibration
     assert r.method and r.backbone
+    if r.method.calibration is not None:
+        return cal.get(r.method.calibration, 1.0)
     # detection uses the same constants: its former residual (1.30) is now counted (target assignment, per-class
     # scores, mask logits, unfrozen non-ResNet backbones), see docs/memory-model.md
     return cal.get("transformer" if r.backbone.kind == "transformer" else "cnn", 1.0)
@@ -355,7 +372,7 @@ def cv_parts(r: Resolved) -> CvParts:
     bce = method.seg_loss == "bce"
     loss_px = loss_heads * classes * (BCE_SAVED_BYTES if bce else 8.0 if old_torch else 4.0) if seg else 0.0
     calib = _calibration(r)
-    dense = dense_head_values(method, classes, s.get("framework"))
+    dense = 0.0 if method.anchor_loss else dense_head_values(method, classes, s.get("framework"))
     values += dense
     # AMP before autocast (PyTorch <= 1.5): MMSegmentation, built on mmcv from its first release, trains fp16 through
     # mmcv's wrap_fp16_model (model.half() + patch_norm_fp32: BN weights fp32, inputs left fp16 on PyTorch >= 1.3), so
@@ -365,6 +382,8 @@ def cv_parts(r: Resolved) -> CvParts:
                and method.norm == "bn" and not method.gn_px and not method.attention
                and not any(str(row[3]) in LN_BLOCKS for row in r.backbone.stages))
     per_px = values * 4.0 * ((AMP_ACT_FACTOR_BN if bn_only else AMP_ACT_FACTOR) if amp else 1.0) + attn * attn_bytes
+    if r.training:
+        loss_px += anchor_loss_bytes(method, classes, amp)
     mask_rois = method.mask_logit_rois
     roi_mb = method.per_image_mb
     if s.get("framework") == "detectron2" and method.mask_stages > D2_CASCADE_MASK_HEADS:
@@ -405,13 +424,17 @@ def cv_parts(r: Resolved) -> CvParts:
         transient = batch * pixels * max(loss_transient, head_bwd - loss_px, enc_bwd - loss_px)
     else:
         old_grads = torch_at_most(s["pytorch_version"], 1, 13)   # .grad buffers kept between steps (zero_grad)
-        transient = max(0.05 * act, assignment_bytes(method, classes, pixels),
+        transient = max(0.05 * act, assignment_bytes(method, classes, pixels, batch) if r.training else 0.0,
                         roi_backward_bytes(method, r.backbone, batch, amp, old_grads) if r.training else 0.0)
     params = cv_params(r)
     flops = _flops(r, bb.flops_per_pixel, pixels, bb_scale) + roi_flops
     if not r.training:
         return _inference_parts(r, params, act, values, attn, pixels, calib, flops)
     states = model_states(params, params, None, s, False, params / 20.0)
+    if method.ema_copy:
+        # ModelEMA (ultralytics/utils/torch_utils.py; yolov5 utils/torch_utils.py): a deepcopy of the model kept in
+        # fp32 on the GPU, updated after every optimizer step: 4 B per parameter on top of the model states
+        states = replace(states, ddp_buckets=states.ddp_buckets + EMA_BYTES_PER_PARAM * params)
     return CvParts(states, act, transient, params, values, attn, loss_px, pixels, calib, flops)
 
 

@@ -40,6 +40,18 @@ def _sample_bytes(w: Workload, est_job: dict) -> float:
     return (est_job.get("seq_len") or 2048) * 8 * 2
 
 
+def loader_workers(workload: Workload, estimate: MemoryEstimate) -> int:
+    """DataLoader workers per GPU: the user's, else the model's trainer default (Ultralytics workers 8,
+    MethodSpec.train_defaults), else 8 with heavy augmentation and 4 otherwise."""
+    if workload.data_loader_workers is not None:
+        return workload.data_loader_workers
+    from gpu_advisor.kb.models import knowledge
+    method = knowledge().methods.get(estimate.profile.method or "") if estimate.profile.method else None
+    if method is not None and method.train_defaults is not None and method.train_defaults.workers:
+        return method.train_defaults.workers
+    return 8 if workload.augmentation == Augmentation.heavy else 4
+
+
 def estimate_host(workload: Workload, gpus_per_node: int, estimate: MemoryEstimate | None = None) -> HostEstimate:
     """RAM (GiB) and vCPUs one node needs: workers x prefetch x decoded batch, pinned memory, staging, offload.
 
@@ -49,7 +61,7 @@ def estimate_host(workload: Workload, gpus_per_node: int, estimate: MemoryEstima
     job = est.profile.job.__dict__  # the frozen JobSettings' fields, read-only here
     gpus = max(1, gpus_per_node)
     heavy = workload.augmentation == Augmentation.heavy
-    workers = workload.data_loader_workers if workload.data_loader_workers is not None else (8 if heavy else 4)
+    workers = loader_workers(workload, est)
     batch = job["batch_size_per_gpu"]
     sample = _sample_bytes(workload, job)
     pipeline = gpus * workers * (PREFETCH_FACTOR * batch * sample + WORKER_BASE_GIB * GIB)

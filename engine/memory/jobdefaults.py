@@ -62,22 +62,31 @@ def _cv_pick(r: Resolved, implied: dict, fld: str, given: object, default: objec
 def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     s, method, bb = r.settings, r.method, r.backbone
     assert method is not None and bb is not None
+    if method.train_defaults is not None:
+        # the method's own trainer defaults (Ultralytics: ultralytics/cfg/default.yaml), not another codebase's
+        own = method.train_defaults
+        defaults = {**defaults, "batch": own.batch, "why": own.why}
     why = defaults.get("why", "")
+    why_zh = method.train_defaults.why_zh if method.train_defaults is not None else why
     implied = _config_implied(w)
     size = list(method.default_input) if method.default_input else defaults.get("input_size", [512, 512])
     s["input_size"] = tuple(_cv_pick(r, implied, "input_size", w.input_size, tuple(size), f"usual crop ({why})",  # type: ignore[arg-type]
-                                     f"常用裁剪尺寸（{why}）"))
+                                     f"常用裁剪尺寸（{why_zh}）"))
     s["batch_size_per_gpu"] = _cv_pick(r, implied, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 2),
                                        "usual images per GPU for this task", "该任务每卡常用图像数")
     if method.family != "classification" or w.task == Task.image_classification:
         s["num_classes"] = _cv_pick(r, implied, "num_classes", w.num_classes, defaults.get("num_classes", 19),
                                     "the dataset's usual class count", "数据集常用类别数")
     opt = "adamw" if bb.kind == "transformer" or method.family == "transformer_segmentation" else "sgd_momentum"
+    own = method.train_defaults
     if r.training:
-        s["optimizer"] = _enum(_pick(r, "optimizer", w.optimizer, opt, "usual optimizer for this architecture",
-                                     "该架构的常用优化器"))
-    s["precision"] = _enum(_cv_pick(r, implied, "precision", w.precision, "fp32", "fp32 training (MMSeg/MMDet default)",
-                                    "fp32 训练（MMSeg/MMDet 默认）"))
+        s["optimizer"] = _enum(_pick(r, "optimizer", w.optimizer, own.optimizer if own else opt,
+                                     *((f"the trainer's default ({own.why})", f"训练代码的默认值（{own.why_zh}）") if own else
+                                       ("usual optimizer for this architecture", "该架构的常用优化器"))))
+    s["precision"] = _enum(_cv_pick(r, implied, "precision", w.precision, own.precision if own else "fp32",
+                                    *((f"mixed precision, the trainer's default ({own.why})",
+                                       f"混合精度，训练代码的默认值（{own.why_zh}）") if own else
+                                      ("fp32 training (MMSeg/MMDet default)", "fp32 训练（MMSeg/MMDet 默认）"))))
     s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, False,
                                         "off for CV", "CV 任务默认关闭")
     if w.framework is not None:   # "detectron2": FrozenBatchNorm2d backbones (memory.cv, memory.arch)

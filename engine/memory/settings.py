@@ -174,6 +174,24 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
                                f"知识库中没有模型 {w.model!r}：权重按 params_billion = {w.params_billion:g}，激活按 "
                                f"{kb.methods[method_key].display} 默认配置估算，误差约 ±40 %。", "model", w.model))
     method = kb.methods[method_key]
+    if method.assumed_size is not None and w.model is not None:
+        # a family written without its size ("YOLOv8"): one named size, said as an assumption, never a silent pick
+        size = method.assumed_size
+        r.assume("model", method.display + size.size, f"{w.model!r} names no size (n/s/m/l/x): sized as "
+                 f"{method.display}{size.size}, as {size.why}; name the size for its own profile",
+                 f"{w.model!r} 未写规模（n/s/m/l/x）：按 {method.display}{size.size} 估算，因为{size.why_zh}；"
+                 "写明规模可按该规模估算")
+    if method.assign_batched and w.task != Task.inference:
+        # Ultralytics TaskAlignedAssigner: (batch x the batch's most boxes x anchors) tensors, sized for COCO-scale
+        # scenes (memory.cv max_gt_per_image); the WIDER FACE GPU_mem rows of bench/data/ultralytics_gpu_mem.csv show
+        # about +12 GiB at batch 16, 640 px, independent of the model size
+        r.warnings.append(note(
+            "crowded_scenes", "the target assigner is sized for up to 100 boxes per image (COCO-scale); it holds batch x "
+            "boxes x 8,400 anchors (at 640 px) x ~40 B, so crowded scenes (WIDER FACE, CrowdHuman: hundreds of boxes per "
+            "image) need several GiB more per GPU (public logs: +12 GiB at batch 16, 640 px); lower the batch for them",
+            "目标分配器按每张图最多 100 个框（COCO 规模）估算；它占用 batch × 框数 × 8,400 个锚点（640 像素）× 约 40 B，"
+            "密集场景（WIDER FACE、CrowdHuman：每张图数百个框）每卡还需多出数 GiB（公开日志：batch 16、640 像素时多约 12 GiB）；"
+            "这类数据请减小 batch", "model", w.model))
     if w.task in DETECTION_TASKS and method.detection_variant:
         method = kb.methods[method.detection_variant]
     if w.task in (Task.instance_segmentation, Task.panoptic_segmentation) and method.mask_variant:
@@ -183,7 +201,15 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
         method = kb.methods[method.head_variants[layout]]
     framework = _framework(w, r)
     stride = None
-    if w.backbone is not None:
+    if method.whole_network and w.backbone is not None and resolve_backbone(w.backbone) != (method.backbone, None):
+        raise WorkloadError(
+            f"backbone: {method.display} is derived as one network with its own backbone (its model YAML); another "
+            f"backbone ({w.backbone!r}) under its neck and head is not derived. Leave the backbone out.",
+            f"backbone：{method.display} 按其模型 YAML 作为整体网络推导（自带骨干）；换成其他骨干（{w.backbone!r}）"
+            "的组合未推导。请不要指定骨干网络。", field="backbone")
+    if method.whole_network:
+        bb_key = method.backbone   # no backbone choice: said by the model itself, not an assumption
+    elif w.backbone is not None:
         found = resolve_backbone(w.backbone)
         if found is None:
             raise unknown(w.backbone, "backbone", "backbones")

@@ -15,8 +15,11 @@ from typing import Any
 
 from gpu_advisor.util import yamlio
 from gpu_advisor.kb.catalog import Catalog
+from gpu_advisor.kb.models import knowledge
+from gpu_advisor.plan.ladder import _trainer_skips
 from gpu_advisor.util.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
+from gpu_advisor.memory.host import loader_workers
 from gpu_advisor.memory.settings import TEXT_TASKS
 from gpu_advisor.workload import Augmentation, Precision, Stage, Task, Workload, enum_value
 
@@ -52,10 +55,7 @@ class Job:
 
     @property
     def workers(self) -> int:
-        w = self.workload
-        if w.data_loader_workers is not None:
-            return w.data_loader_workers
-        return 8 if w.augmentation == Augmentation.heavy else 4
+        return loader_workers(self.workload, self.memory)
 
     def facts(self) -> dict[str, Any]:
         w, prof = self.workload, self.memory.profile
@@ -68,6 +68,7 @@ class Job:
             "is_cpu_only": self.cpu_only,
             "precision": enum_value(w.precision, "fp32"), "optimizer": enum_value(w.optimizer, "none"),
             "gradient_checkpointing": bool(w.gradient_checkpointing),
+            "ckpt_supported": "checkpointing" not in _trainer_skips(w.model),
             "finetune_method": enum_value(w.finetune_method, "full"), "quantization": enum_value(w.quantization, "none"),
             "distributed": enum_value(w.distributed, "none"), "batch": self.batch,
             "input_px": int(size[0] * size[1]), "seq_len": int(w.seq_len or 0),
@@ -96,8 +97,8 @@ def _saving(w: Workload, base: MemoryEstimate, update: dict[str, Any], memo: dic
         return 0.0
     if "precision" in update and enum_value(w.precision, "fp32") != "fp32":
         return 0.0
-    if update.get("gradient_checkpointing") and w.gradient_checkpointing:
-        return 0.0
+    if update.get("gradient_checkpointing") and (w.gradient_checkpointing or "checkpointing" in _trainer_skips(w.model)):
+        return 0.0   # already on, or the model's trainer has none (Ultralytics YOLO)
     changed = w.model_copy(update=update)
     other = memo.get(changed)
     if other is None:
@@ -193,16 +194,17 @@ def _samples_from_tokens(w: Workload) -> tuple[dict[str, Any], list[Note]] | Non
                          "num_samples", samples)]
 
 
-def _job_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
+def _job_size(w: Workload, trainer_epochs: tuple[int, str, str] | None = None) -> tuple[dict[str, Any], list[Note]]:
     """The sample count time and cost need, when the user gave none: from the training tokens, else from the
-    dataset's size when given, else a typical dataset for the task."""
+    dataset's size when given, else a typical dataset for the task. trainer_epochs: the model's own trainer default
+    (epochs, why; Ultralytics default.yaml), used instead of the task dataset's schedule."""
     from_tokens = _samples_from_tokens(w)
     if from_tokens is not None and (from_tokens[0] or w.num_samples is not None):
         return from_tokens
     if w.num_samples is not None:
         return {}, []
     if from_tokens is not None:  # tokens given for a task they do not size: say so, then size as usual
-        update, notes = _job_size(w.model_copy(update={"training_tokens_billion": None}))
+        update, notes = _job_size(w.model_copy(update={"training_tokens_billion": None}), trainer_epochs)
         return update, from_tokens[1] + notes
     from_size = _samples_from_size(w)
     if from_size[0] or w.task.value not in _datasets():
@@ -211,7 +213,11 @@ def _job_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
     update: dict[str, Any] = {"num_samples": d["num_samples"]}
     text_en = f"Job size not given: time and cost assume {d['name']} ({d['num_samples']:,} samples"
     text_zh = f"未给出数据量：时间与费用按 {d['name']}（{d['num_samples']:,} 个样本"
-    if w.epochs is None:
+    if w.epochs is None and trainer_epochs is not None:
+        update["epochs"] = float(trainer_epochs[0])
+        text_en += f" x {trainer_epochs[0]} epochs, the trainer's default ({trainer_epochs[1]})"
+        text_zh += f" × {trainer_epochs[0]} 轮，训练代码的默认值（{trainer_epochs[2]}）"
+    elif w.epochs is None:
         update["epochs"] = float(d["epochs"])
         text_en += f" x {d['epochs']} epochs, {d['epochs_note']}"
         text_zh += f" × {d['epochs']} 轮，{d['epochs_note']}"
@@ -230,7 +236,9 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
                           f"未说明阶段：按“{stage.value}”处理。", "stage", stage.value))
     region, region_notes = _region(w)
     notes.extend(region_notes)
-    size, size_notes = _job_size(resolved)  # resolved: its seq_len is the one the estimate used
+    method = knowledge().methods.get(memory.profile.method or "") if memory.profile.method else None
+    own = method.train_defaults if method is not None else None
+    size, size_notes = _job_size(resolved, (own.epochs, own.why, own.why_zh) if own else None)  # resolved: the estimate's seq_len
     if size:
         resolved = resolved.model_copy(update=size)
     notes.extend(size_notes)

@@ -76,8 +76,23 @@ def _amp_precision(precision: Precision | None, bf16: bool) -> Precision | None:
 
 def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> list[Step]:
     """The mitigation chain for one GPU model, cheapest change first; each step keeps the previous ones."""
-    return list(_training_steps(w.precision, bool(w.gradient_checkpointing), w.batch_size_per_gpu or 1, bf16, gpus,
-                                fixed_gpus, max_gpus_per_node, bool(w.cpu_offload) or not _offload_applies(w)))
+    skip = _trainer_skips(w.model)
+    return list(_training_steps(w.precision, bool(w.gradient_checkpointing) or "checkpointing" in skip,
+                                w.batch_size_per_gpu or 1, bf16, gpus, fixed_gpus, max_gpus_per_node,
+                                bool(w.cpu_offload) or not _offload_applies(w), "sharding" in skip))
+
+
+@lru_cache(maxsize=512)
+def _trainer_skips(model: str | None) -> frozenset[str]:
+    """Ladder steps the named model's trainer does not offer (MethodSpec.ladder_skip; Ultralytics YOLO: no gradient
+    checkpointing, no ZeRO / FSDP). Empty for other models and names the registry does not know."""
+    if not model:
+        return frozenset()
+    from gpu_advisor.kb.confignames import resolve_method
+    from gpu_advisor.kb.models import knowledge
+    found = resolve_method(model)
+    spec = knowledge().methods.get(found[0]) if found else None
+    return frozenset(spec.ladder_skip) if spec is not None else frozenset()
 
 
 def _offload_applies(w: Workload) -> bool:
@@ -91,7 +106,8 @@ def _offload_applies(w: Workload) -> bool:
 # steps are frozen), not for every GPU model of every answer.
 @lru_cache(maxsize=1024)
 def _training_steps(precision: Precision | None, checkpointing: bool, batch: int, bf16: bool, gpus: int,
-                    fixed_gpus: bool, max_gpus_per_node: int, offloaded: bool = False) -> tuple[Step, ...]:
+                    fixed_gpus: bool, max_gpus_per_node: int, offloaded: bool = False,
+                    no_sharding: bool = False) -> tuple[Step, ...]:
     out = [Step(STEP_AS_GIVEN, (), gpus)]
     kept: dict[str, Any] = {}
     amp = _amp_precision(precision, bf16)
@@ -107,6 +123,8 @@ def _training_steps(precision: Precision | None, checkpointing: bool, batch: int
                         accum_steps=-(-batch // micro)))
         micro //= 2
     small = {**kept, "batch_size_per_gpu": 1} if batch > 1 else kept
+    if no_sharding:   # the trainer has no ZeRO / FSDP / offload: micro-batch 1 is its last step
+        return tuple(out)
     for n in _shard_counts(gpus, fixed_gpus, max_gpus_per_node):
         step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
         out.append(Step(step, tuple({**small, "distributed": Distributed.zero3, "num_gpus": n}.items()), n,

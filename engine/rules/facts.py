@@ -27,6 +27,7 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "precision": (str, "fp32 / fp16_amp / bf16_amp / bf16 / fp8"),
     "optimizer": (str, "optimizer"),
     "gradient_checkpointing": (bool, "activation checkpointing on"),
+    "ckpt_supported": (bool, "the model's trainer offers activation checkpointing (Ultralytics YOLO: no)"),
     "finetune_method": (str, "full / lora / qlora"),
     "quantization": (str, "none / int8 / int4 / nf4 / fp8 / fp4"),
     "distributed": (str, "none / ddp / fsdp / zero1 / zero2 / zero3"),
