@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         ("rules on durable-rules p50", f"{lat['durable_rules']['p50_ms']} ms", ""),
         ("recommend() paired: durable-rules / plain-Python rules p50",
          f"{lat['recommend_paired_durable']['p50_ms']} / {lat['recommend_python_engine']['p50_ms']} ms "
-         f"(CPU got: {lat['cpu_share']['paired_run']} of one)", ""),
+         f"(CPU got: {lat['cpu_share']['main_pass']} of one)", ""),
         ("render() (Markdown) p50", f"{lat['render']['p50_ms']} ms", ""),
         ("recommend() p50 / estimate_memory() p50, same workloads, interleaved",
          f"{lat['ratio_recommend_to_estimate_p50']}x wall, {lat['ratio_recommend_to_estimate_p50_cpu']}x CPU time "
