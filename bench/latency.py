@@ -13,9 +13,10 @@ answers of a fresh process (recommend + render). Reported per call, in ms:
 - recommend() paired, durable-rules vs the plain-Python engine: the whole answer both ways on n other workloads, in
   alternating order, in the same pass (what durable-rules adds to an answer, as opposed to the rules alone);
 - stages: the mean time of each step of recommend() (the same calls, timed one by one), to show where it goes.
-Beside the wall-clock figures: the CPU share the benchmark got in each block (process CPU from os.times / wall time;
+Beside the wall-clock figures: the CPU share the benchmark got in the timed pass (process CPU from os.times / wall;
 1.0 = one CPU the whole time, less when other processes took the CPU), and recommend() / estimate_memory() in the
-thread's CPU time per call (time.thread_time), which other processes on the machine do not inflate.
+thread's CPU time per call (time.thread_time), which other processes inflate far less (not at all for time spent waiting
+for a CPU; shared caches and a busy sibling hyperthread still count).
 Then a cProfile of `--profile` recommend() calls: the top 15 functions by cumulative time.
 """
 
