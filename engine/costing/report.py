@@ -192,9 +192,10 @@ def build_cost_report(plan: Plan | None, job: Job, catalog: Any) -> CostReport |
     keys = _keys(options)
     cheapest, fastest, recommended = _pick(options, keys)
     by_name = {o.instance_type: o for o in options}
-    options.sort(key=lambda o: keys[id(o)])
+    pairs = sorted(zip(cands, options), key=lambda pair: keys[id(pair[1])])  # each option with its own candidate
+    options = [o for _, o in pairs]
     marked = [_marked(o, cheapest, fastest, recommended) for o in options]
-    notes, sources = _notes(cands, marked)
+    notes, sources = _notes([c for c, _ in pairs], marked)
     priced = next((o for o in options if o.currency), None)
     return CostReport(
         region=job.region, currency=priced.currency if priced else None,
