@@ -14,7 +14,7 @@ from gpu_advisor.answer.assemble import assemble
 from gpu_advisor.answer.recommendation import Recommendation
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
-from gpu_advisor.answer.lead import precision_lead
+from gpu_advisor.answer.lead import unknown_model_lead, precision_lead
 from gpu_advisor.plan.scaleout import scale_for_deadline
 from gpu_advisor.plan.serving import size_replicas
 from gpu_advisor.plan.stated import quantization_note, relax_stated_count, unpriced_lead_note
@@ -36,7 +36,7 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
     said = [t for t in (quantization_note(the_plan, job), unpriced_lead_note(the_plan, job)) if t is not None]
-    lead = list(the_plan.deadline_notes if the_plan else []) + said + lead
+    lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb, recommend)})

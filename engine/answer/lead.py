@@ -90,7 +90,9 @@ def reconcile_assumptions(notes: list[Note], chosen: Candidate | None, base: Any
             if field == "num_gpus":
                 new = chosen.total_gpus
                 old = old or 1
-            if new is not None and enum_value(old, "") != enum_value(new, ""):
+            if new is not None and enum_value(old, "") != enum_value(new, "") and _serving_split(field, planned, chosen):
+                n = _split_note(field, chosen.total_gpus, enum_value(old, "-"))
+            elif new is not None and enum_value(old, "") != enum_value(new, ""):
                 shown_old, shown_new = enum_value(old, "-"), enum_value(new, "-")
                 n = note("default_replanned",
                          f"{field}: not given; the plan uses {shown_new} instead of the default {shown_old} (see the "
@@ -99,3 +101,29 @@ def reconcile_assumptions(notes: list[Note], chosen: Candidate | None, base: Any
                          field, shown_new)
         out.append(n)
     return out
+
+
+def _serving_split(field: str, planned: Any, chosen: Candidate) -> bool:
+    """Serving over several GPUs: the plan's GPU count and sharding are tensor parallelism (vLLM / SGLang), whatever
+    the ladder's workload calls the sharding (zero3 stands for "weights and KV cache split over num_gpus")."""
+    return field in ("num_gpus", "distributed") and planned.task == Task.inference and chosen.total_gpus > 1
+
+
+def _split_note(field: str, gpus: int, old: str) -> Note:
+    if field == "num_gpus":
+        return note("default_replanned",
+                    f"num_gpus: not given; one GPU cannot hold the job, so the plan serves it over {gpus} GPUs "
+                    f"(instead of the default {old}).",
+                    f"num_gpus：未给出；一张卡放不下，方案部署到 {gpus} 张卡上（而不是默认的 {old} 张）。", field, gpus)
+    return note("default_replanned",
+                f"distributed: not given; the plan splits the model over the {gpus} GPUs with tensor parallelism "
+                f"(vLLM / SGLang --tensor-parallel-size {gpus}), not DDP / ZeRO.",
+                f"distributed：未给出；方案用张量并行把模型切到 {gpus} 张卡上（vLLM / SGLang --tensor-parallel-size {gpus}），"
+                "不是 DDP / ZeRO。", field, "tensor_parallel")
+
+
+def unknown_model_lead(job: Job) -> list[Text]:
+    """A model the knowledge base does not know, sized from its stated size with a generic shape: said first, with
+    its name, so that the answer never reads as one about a known model (or about no model)."""
+    return [Text(en=n.text.en[:1].upper() + n.text.en[1:], zh=n.text.zh) for n in job.memory.warnings
+            if n.code == "unknown_model"]

@@ -157,6 +157,13 @@ def concurrent_users(s: Scanner, m: re.Match[str]) -> None:
         s.set("batch_size_per_gpu", value, m)
 
 
+def active_users(s: Scanner, m: re.Match[str]) -> None:
+    s.claim(m)
+    s.note_unused(m.group(0), "daily / monthly active users: not a concurrency; the KV cache and the batch are sized "
+                  "from the users served at the same moment (state the peak concurrency, e.g. '50 concurrent')",
+                  "日活 / 月活不是并发数：KV cache 与批大小按同一时刻在处理的请求数估算（请给出高峰并发，如“并发 50”）")
+
+
 def seq_len(s: Scanner, m: re.Match[str]) -> None:
     value = _num(m)
     if value:
@@ -307,7 +314,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
-    (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?|\btp)\s*(?:=|:|size|degree|of)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
+    (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\btp(?:[\s_-]*size)?|张量并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
     (lambda: rf"{NM}\s*tokens?\s*(?:/\s*(?:s|sec|秒)\b|per\s+second|每秒)", throughput),
     (lambda: rf"(?:吞吐|throughput)\s*(?:量)?\s*(?:为|是|of|约|大概)?\s*{NM}\s*(?:tokens?)?\s*(?:/\s*(?:s|秒)|per\s+second)?", throughput),
     (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),
@@ -334,6 +341,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
     (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
+    (lambda: r"(?<![\w.])(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:input|prompt|输入)\s*(?:tokens?)?\s*(?:,|、|and|\+|/|加)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*(?:output|completion|输出|生成)\s*(?:tokens?)?", prompt_output),
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
     (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context)", seq_len),
@@ -352,7 +360,12 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?:global|total|总)\s*(?:batch[\s_-]*size|batch|bs|批大小)\s*(?:为|是|=|:|of)?\s*(?P<num>\d{1,12})", global_batch),
     (lambda: r"(?:batch[\s_-]*size|batch|\bbs|批大小|批量大小|批次大小|批量|批次)\s*(?:per gpu|每卡|每张卡)?\s*(?:为|是|设为|设置为|=|:|of)?\s*(?P<num>\d{1,12})", int_field("batch_size_per_gpu")),
     (lambda: r"(?:并发|concurrency|concurrent requests|concurrent users|并发数|同时请求|同时在线)\s*(?:用户)?\s*(?:为|是|=|:|of|达到|约)?\s*(?P<num>\d{1,12})", concurrent_users),
-    (lambda: rf"(?:\bfor|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
+    # vLLM's --max-num-seqs: the sequences one replica serves at once
+    (lambda: r"max[\s_-]*num[\s_-]*seqs\s*(?:=|:|为|是)?\s*(?P<num>\d{1,6})", concurrent_users),
+    # daily / monthly active users are not a concurrency: said back as not used
+    (lambda: rf"(?:日活|月活|\bdau\b|\bmau\b|daily active users|monthly active users)\s*(?:用户)?\s*(?:为|是|约|大概|有|of|:)?\s*{NM}\s*(?:人|个用户|用户|users)?", active_users),
+    (lambda: rf"{NM}\s*(?:人|个用户|用户)?\s*(?:日活|\bdau\b|daily active users)", active_users),
+    (lambda: rf"(?:\bfor|\bwith|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
     (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # GPUs without a model name
