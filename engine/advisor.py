@@ -14,8 +14,9 @@ from gpu_advisor.answer.assemble import assemble
 from gpu_advisor.answer.recommendation import Recommendation
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
-from gpu_advisor.answer.lead import unknown_model_lead, precision_lead
+from gpu_advisor.answer.lead import fewer_gpus_lead, unknown_model_lead, precision_lead
 from gpu_advisor.plan.scaleout import scale_for_deadline
+from gpu_advisor.plan.replicas import split_concurrency
 from gpu_advisor.plan.serving import size_replicas
 from gpu_advisor.plan.stated import quantization_note, relax_stated_count, unpriced_lead_note
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
@@ -36,6 +37,7 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
     said = [t for t in (quantization_note(the_plan, job), unpriced_lead_note(the_plan, job)) if t is not None]
+    said += fewer_gpus_lead(the_plan)
     lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
@@ -57,6 +59,7 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
     the_plan = relax_stated_count(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
+    the_plan = split_concurrency(kb.catalog, the_plan, job, job.memo, hosts)
     the_plan = size_replicas(the_plan, job)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:

@@ -127,3 +127,25 @@ def unknown_model_lead(job: Job) -> list[Text]:
     its name, so that the answer never reads as one about a known model (or about no model)."""
     return [Text(en=n.text.en[:1].upper() + n.text.en[1:], zh=n.text.zh) for n in job.memory.warnings
             if n.code == "unknown_model"]
+
+
+def fewer_gpus_lead(the_plan: Plan | None) -> list[Text]:
+    """Serving on more GPUs than the job needs because the fewest-GPU type has no price in the region: how many GPUs
+    hold it, and what the extra GPUs of the priced type buy (replicas of the smaller layout)."""
+    c = the_plan.chosen if the_plan else None
+    if c is None or c.fewer is None:
+        return []
+    n, gib, unpriced = c.fewer
+    region = c.price.region if c.price else ""
+    extra_en = extra_zh = ""
+    if c.total_gpus % n == 0 and c.total_gpus // n > 1:
+        k = c.total_gpus // n
+        extra_en = f", or {k} replicas of tensor parallel {n} for {k}× the concurrent sequences"
+        extra_zh = f"，或 {k} 个张量并行 {n} 的副本，承载 {k} 倍的并发序列"
+    return [Text(
+        en=f"{n} × {c.gpu.display_name} hold it (about {gib:.1f} GiB per GPU, tensor parallel {n}), but the catalog has "
+           f"no price for {unpriced} in {region}; the priced option shown is {c.instance.type} with {c.total_gpus} GPUs "
+           f"(tensor parallel {c.total_gpus}{extra_en}). Check the console's price of {unpriced}.",
+        zh=f"{n} 张 {c.gpu.display_name} 即可放下（每卡约 {gib:.1f} GiB，张量并行 {n}），但目录中没有 {unpriced} 在 {region} "
+           f"的价格；所列有价格的方案是 {c.total_gpus} 卡的 {c.instance.type}（张量并行 {c.total_gpus}{extra_zh}）。"
+           f"{unpriced} 的价格请在控制台查询。")]
