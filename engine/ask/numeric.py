@@ -249,6 +249,15 @@ def nodes_total(s: Scanner, m: re.Match[str]) -> None:
         s.set("num_gpus", int(total), m)
 
 
+def latency_target(s: Scanner, m: re.Match[str]) -> None:
+    s.claim(m)
+    s.note_unused(m.group(0), "a latency target: gpu-advisor sizes memory and cost, not latency; time to first token "
+                  "grows with the prompt length and the requests prefilled at once, so measure it on one replica at your "
+                  "concurrency (vLLM benchmark_serving reports TTFT and TPOT) and add replicas if it is missed",
+                  "延迟目标：gpu-advisor 估算显存与费用，不估算延迟；首 token 延迟随提示长度和同时预填充的请求数增长，"
+                  "请在单副本、按你的并发实测（vLLM benchmark_serving 会给出 TTFT 和 TPOT），达不到就增加副本")
+
+
 def throughput(s: Scanner, m: re.Match[str]) -> None:
     s.claim(m)
     s.note_unused(m.group(0), "a token-throughput target: gpu-advisor sizes the memory of a replica and does not turn "
@@ -315,6 +324,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
     (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\btp(?:[\s_-]*size)?|张量并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
+    # latency targets ("首token延迟要低于1秒", "TTFT under 500 ms", "p99 latency < 2s"): said back, not sized
+    (lambda: r"(?:首\s*token|首字|ttft|time[\s-]*to[\s-]*first[\s-]*token|tpot|(?:p\d{2}\s*)?latency|延迟|时延|响应时间)\s*(?:延迟|时间)?\s*(?:要|需要|必须)?\s*(?:低于|小于|不超过|控制在|在|<=?|under|below|within|of|less than|at most)?\s*(?P<num>\d{1,6}(?:\.\d{1,3})?)\s*(?:ms|毫秒|s\b|秒|sec\w*)(?:\s*(?:以内|以下|内))?", latency_target),
     (lambda: rf"{NM}\s*tokens?\s*(?:/\s*(?:s|sec|秒)\b|per\s+second|每秒)", throughput),
     (lambda: rf"(?:吞吐|throughput)\s*(?:量)?\s*(?:为|是|of|约|大概)?\s*{NM}\s*(?:tokens?)?\s*(?:/\s*(?:s|秒)|per\s+second)?", throughput),
     (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),

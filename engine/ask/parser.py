@@ -71,8 +71,8 @@ def _tidy(s: Scanner) -> None:
     if global_batch and "batch_size_per_gpu" not in f:
         per_gpu = max(1, global_batch // int(f.get("num_gpus") or 1))
         s.set("batch_size_per_gpu", per_gpu, f"global batch {global_batch}", claim=False)
-    if f.get("precision") == "bf16_amp" and f.get("task") in LLM_TASKS and not MIXED_WORDS.search(s.text):
-        _replace(s, "precision", "bf16")
+    if f.get("precision") == "bf16_amp" and f.get("task") in LLM_TASKS + ("inference",) and not MIXED_WORDS.search(s.text):
+        _replace(s, "precision", "bf16")   # serving has no mixed precision: "in bf16" is bf16 weights
     if f.get("task") == "image_classification" and "model" not in f and "backbone" in f:
         s.set("model", f.pop("backbone"), "backbone", claim=False)
         s.understood[:] = [u for u in s.understood if u.field != "backbone"]
