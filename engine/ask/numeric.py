@@ -86,6 +86,11 @@ def gpu_count_named(s: Scanner, m: re.Match[str]) -> None:
     _prefer(s, m, gpu, claim=False)
 
 
+def gpu_named_memory(s: Scanner, m: re.Match[str]) -> None:
+    """"A100 80GB", "V100-32G": the GPU with its memory size, a preference like "A100" but of that size."""
+    _prefer(s, m, f"{m.group('gpu').upper().replace(' ', '')} {m.group('mem')}GB", claim=True)
+
+
 def gpu_named(s: Scanner, m: re.Match[str]) -> None:
     _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=True)
 
@@ -335,7 +340,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # GPU memory and host RAM are notes, not fields
     (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
     (lambda: rf"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
-    (lambda: rf"{_gpus_pattern()}\s*-?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: rf"{_gpus_pattern()}\s*-?\s*(?P<mem>\d{{2,3}})\s*(?:gb|g)\b", gpu_named_memory),
     (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g|tb)\b|(?<![\w.])\d{1,6}\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
     (lambda: _gpus_pattern() + r"s?\b", gpu_named),
     # money: per hour first, then totals

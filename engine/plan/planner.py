@@ -236,13 +236,16 @@ def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: 
 
 
 def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Chains,
-               placeable: Callable[[int], bool] | None = None) -> tuple[Variant, MemoryEstimate, bool] | None:
+               placeable: Callable[[int], bool] | None = None,
+               keep: Callable[[Step], bool] | None = None) -> tuple[Variant, MemoryEstimate, bool] | None:
     """The first step of the chain whose planning (upper) estimate fits ``gpu``, else the first whose central
     estimate fits (then the third value, tight, is True); only the workloads looked at are built.
 
     The job as given (step 0, usually estimated already) is tried first: most jobs fit most cards as given, and
     then the chain's other steps are never estimated (3.5 -> 2.8 new estimates per answer on the latency mix)."""
     steps = _chain(w, gpu, max_per_node, chains)
+    if keep is not None:
+        steps = [st for st in steps if keep(st)]
     first = steps[0].variant(w, chains.copies)
     estimate = _estimate(memo, first.workload)
     if _fits(estimate, gpu, strict=True):
@@ -335,6 +338,19 @@ def _weight_only_fp8(w: Workload, gpu: GPU, dense: bool) -> bool:
     return w.task == Task.inference and dense and gpu.architecture == "Ampere"
 
 
+def _as_asked(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], max_per_node: int, memo: Memo,
+              chains: Chains, hosts: dict, prices: dict[str, Price], tp_ok: Callable[[int], bool]) -> list[Candidate]:
+    """Serving: when the chain's first fit on this GPU quantizes weights the question did not ask to quantize, the
+    first fit that keeps the weights as asked (tensor parallelism over more of the same GPU: two A10s for a 14B model
+    rather than one A10 at INT8), so that the ranking can prefer serving the model as asked."""
+    found = _first_fit(w, gpu, max_per_node, memo, chains, _placeable(w, types, max_per_node, tp_ok),
+                       keep=lambda st: not any(k == "quantization" for k, _ in st.update))
+    if found is None or found[2]:
+        return []   # only a layout that holds the job at the planning estimate: a tight one is no better than INT8
+    variant, estimate, _ = found
+    return _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
+
+
 def _precision_gap(w: Workload, gpu: GPU, dense: bool = True) -> Text | None:
     precision = w.precision.value if w.precision else "fp32"
     if precision == "fp8" and not gpu.supports_fp8 and _weight_only_fp8(w, gpu, dense):
@@ -400,6 +416,8 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                 en="needs several instances, but no type of this GPU has RDMA and is positioned for training",
                 zh="需要多台实例，但该 GPU 没有既支持 RDMA 又定位于训练的规格")))
             continue
+        if w.task == Task.inference and variant.workload.quantization != w.quantization:
+            cands += _as_asked(w, gpu, types, max_per_node, memo, chains, hosts, prices, tp_ok)
         if not any(c.price is not None for c in cands):
             priced = _priced_layout(w, gpu, types, max_per_node, variant, prices, memo, chains, hosts, tp_ok)
             for c in priced:
