@@ -343,10 +343,15 @@ def extract_generic_name(s: Scanner, lex: Lexicon) -> None:
     never dropped, so that the answer cannot read as one about another model."""
     if {"model", "backbone"} & set(s.fields):
         return
-    for m in NAME_SHAPED.finditer(s.text):
-        if not s._free(m.start(), m.end()):
-            continue
-        if any(not (v.end() <= m.start() or v.start() >= m.end()) for p in _vocabulary(lex) for v in p.finditer(s.text)):
+    candidates = [m for m in NAME_SHAPED.finditer(s.text) if s._free(m.start(), m.end())]
+    if not candidates:
+        return
+    vocab = bytearray(len(s.text))        # one pass of each vocabulary pattern, then a lookup per candidate: linear
+    for p in _vocabulary(lex):
+        for v in p.finditer(s.text):
+            vocab[v.start():v.end()] = b"\x01" * (v.end() - v.start())
+    for m in candidates:
+        if any(vocab[m.start():m.end()]):
             continue
         from gpu_advisor.ask.vocab import Unresolved
 
