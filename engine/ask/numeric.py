@@ -157,9 +157,10 @@ def request_rate(s: Scanner, m: re.Match[str]) -> None:
 def concurrent_users(s: Scanner, m: re.Match[str]) -> None:
     """"200 concurrent users" / "32并发": requests in flight; for serving also the batch one replica holds."""
     value = _int(m)
-    if value:
-        s.set("concurrent_users", value, m, claim=False)
-        s.set("batch_size_per_gpu", value, m)
+    if value and s.set("concurrent_users", value, m):
+        # the sequences one replica holds at once: a field of the job, not a second thing the user said (a "Batch per
+        # GPU" row would misread under tensor parallelism, where every GPU of the replica serves all of them)
+        s.fields.setdefault("batch_size_per_gpu", value)
 
 
 def active_users(s: Scanner, m: re.Match[str]) -> None:
