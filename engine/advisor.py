@@ -14,12 +14,15 @@ from gpu_advisor.answer.assemble import assemble
 from gpu_advisor.answer.recommendation import Recommendation
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
-from gpu_advisor.answer.lead import precision_lead
+from gpu_advisor.answer.lead import fewer_gpus_lead, unknown_model_lead, precision_lead
 from gpu_advisor.plan.scaleout import scale_for_deadline
+from gpu_advisor.memory.core import CUDA_CONTEXT_GIB
+from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
+from gpu_advisor.plan.replicas import split_concurrency
 from gpu_advisor.plan.serving import size_replicas
 from gpu_advisor.plan.stated import quantization_note, relax_stated_count, unpriced_lead_note
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
-from gpu_advisor.workload import Workload, enum_value
+from gpu_advisor.workload import Task, Workload, enum_value
 
 
 def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
@@ -36,7 +39,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
     said = [t for t in (quantization_note(the_plan, job), unpriced_lead_note(the_plan, job)) if t is not None]
-    lead = list(the_plan.deadline_notes if the_plan else []) + said + lead
+    said += fewer_gpus_lead(the_plan)
+    lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb, recommend)})
@@ -57,6 +61,7 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
     the_plan = relax_stated_count(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
+    the_plan = split_concurrency(kb.catalog, the_plan, job, job.memo, hosts)
     the_plan = size_replicas(the_plan, job)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
@@ -134,7 +139,8 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "planned_upper_gib": round(_upper(job.memory), 2), "fit_step": 0, "planned_mem_gib": job.memory.device_total_gib,
                 "headroom_pct": 0.0, "planned_batch": job.batch, "accum_steps": 1, "vcpu_need": host.vcpu,
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0,
-                "planned_quantization": enum_value(job.workload.quantization, "none")}
+                "planned_quantization": enum_value(job.workload.quantization, "none"),
+                "kv_budget_gib": 0.0, "kv_capacity_tokens": 0, "kv_capacity_seqs": 0, "kv_kib_per_token": 0.0}
     t, gpu = c.instance, c.gpu
     return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb), "gpu_name": gpu.display_name,
             "tight": bool(c.tight), "needs_large_card": _upper(c.estimate) > LARGE_CARD_GB,
@@ -151,7 +157,24 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "planned_batch": c.variant.workload.batch_size_per_gpu or job.batch,
             "accum_steps": c.variant.accum_steps, "vcpu_need": c.vcpu_need,
             "ram_need_gib": round(c.ram_need_gib, 1), "price_known": c.price_per_hour is not None,
-            "price_per_hour": float(c.price_per_hour or 0.0), "planned_quantization": enum_value(c.variant.workload.quantization, "none")}
+            "price_per_hour": float(c.price_per_hour or 0.0), "planned_quantization": enum_value(c.variant.workload.quantization, "none"),
+            **_kv_capacity_facts(c, job)}
+
+
+def _kv_capacity_facts(c: Any, job: Job) -> dict[str, Any]:
+    """What a serving engine leaves the KV cache on the chosen card, as vLLM sizes it (memory/serving.py):
+    gpu_memory_utilization (0.9) x card - weights - activations - CUDA context, per GPU; in tokens over the replica's
+    GPUs at the job's KV bytes per token, and in sequences of seq_len tokens. Zero for a job without a KV cache."""
+    per_token = c.estimate.profile.kv_cache_bytes_per_token or 0.0
+    if job.workload.task != Task.inference or not c.estimate.profile.is_llm or per_token <= 0:
+        return {"kv_budget_gib": 0.0, "kv_capacity_tokens": 0, "kv_capacity_seqs": 0, "kv_kib_per_token": 0.0}
+    b = c.estimate.breakdown
+    budget = (DEFAULT_UTILIZATION * float(c.gpu.memory_gb) - b.get("weights", 0.0) - b.get("activations", 0.0)
+              - b.get("cuda_context", CUDA_CONTEXT_GIB))
+    tokens = int(max(0.0, budget) * 2**30 * c.total_gpus // per_token)
+    seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
+    return {"kv_budget_gib": round(max(0.0, budget), 1), "kv_capacity_tokens": tokens,
+            "kv_capacity_seqs": tokens // seq if seq else 0, "kv_kib_per_token": round(per_token / 1024, 1)}
 
 
 def _chosen_hours(chosen: Any, job: Job, report: CostReport | None) -> float | None:

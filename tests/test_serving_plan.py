@@ -17,9 +17,11 @@ def test_a_16_bit_tensor_parallel_plan_is_not_called_int8_or_zero3() -> None:
     assert rec.instance.total_gpus > 1 and rec.planned_memory.profile.job.quantization == "none"
     assert [m.en for m in rec.instance.mitigations] == ["tensor parallelism"]
     fired = _fired(rec)
-    assert "INF-TP" in fired and "INF-QUANT" not in fired and not fired & set(TRAINING_ONLY)
+    # the plan chose the GPU count: INF-SPLIT says it (with the tensor-parallel flag), INF-TP is for a stated count
+    assert "INF-SPLIT" in fired and "INF-TP" not in fired and "INF-QUANT" not in fired and not fired & set(TRAINING_ONLY)
     text = rec.render("en")
-    assert "ZeRO-3" not in text.split("This is not ZeRO / FSDP sharding")[0] and "gradient (activation) checkpointing" not in text
+    assert "ZeRO-3" not in text.split("not the ZeRO / FSDP sharding of training")[0]
+    assert "gradient (activation) checkpointing" not in text and "Memory mitigations" not in text
 
 
 def test_an_int8_plan_says_int8() -> None:

@@ -115,6 +115,11 @@ def _why_not(c: Candidate, best: Candidate, base: Any) -> Text:
         return Text(en=f"costs {c.hourly:.2f}/h vs {best.hourly:.2f}/h for the recommended option",
                     zh=f"每小时 {c.hourly:.2f}，高于推荐方案的 {best.hourly:.2f}")
     steps = _mitigations(c, base)
+    if c.variant.workload.task == Task.inference and SERVING_STEP_TEXT[STEP_SHARD] in steps:
+        steps = [t for t in steps if t != SERVING_STEP_TEXT[STEP_SHARD]]   # a layout, not a mitigation
+        if not steps:
+            return Text(en=f"serves the model over {c.total_gpus} GPUs (tensor parallelism); ranks below the recommended option",
+                        zh=f"按张量并行部署到 {c.total_gpus} 张卡上；排在推荐方案之后")
     if not steps:
         return Text(en="fits as configured, but ranks below the recommended option", zh="按原配置放得下，但排在推荐方案之后")
     return Text(en="needs mitigations: " + "; ".join(t.en for t in steps), zh="需要省显存措施：" + "；".join(t.zh for t in steps))

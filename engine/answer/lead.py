@@ -90,7 +90,9 @@ def reconcile_assumptions(notes: list[Note], chosen: Candidate | None, base: Any
             if field == "num_gpus":
                 new = chosen.total_gpus
                 old = old or 1
-            if new is not None and enum_value(old, "") != enum_value(new, ""):
+            if new is not None and enum_value(old, "") != enum_value(new, "") and _serving_split(field, planned, chosen):
+                n = _split_note(field, chosen.total_gpus, enum_value(old, "-"))
+            elif new is not None and enum_value(old, "") != enum_value(new, ""):
                 shown_old, shown_new = enum_value(old, "-"), enum_value(new, "-")
                 n = note("default_replanned",
                          f"{field}: not given; the plan uses {shown_new} instead of the default {shown_old} (see the "
@@ -99,3 +101,51 @@ def reconcile_assumptions(notes: list[Note], chosen: Candidate | None, base: Any
                          field, shown_new)
         out.append(n)
     return out
+
+
+def _serving_split(field: str, planned: Any, chosen: Candidate) -> bool:
+    """Serving over several GPUs: the plan's GPU count and sharding are tensor parallelism (vLLM / SGLang), whatever
+    the ladder's workload calls the sharding (zero3 stands for "weights and KV cache split over num_gpus")."""
+    return field in ("num_gpus", "distributed") and planned.task == Task.inference and chosen.total_gpus > 1
+
+
+def _split_note(field: str, gpus: int, old: str) -> Note:
+    if field == "num_gpus":
+        return note("default_replanned",
+                    f"num_gpus: not given; one GPU cannot hold the job, so the plan serves it over {gpus} GPUs "
+                    f"(instead of the default {old}).",
+                    f"num_gpus：未给出；一张卡放不下，方案部署到 {gpus} 张卡上（而不是默认的 {old} 张）。", field, gpus)
+    return note("default_replanned",
+                f"distributed: not given; the plan splits the model over the {gpus} GPUs with tensor parallelism "
+                f"(vLLM / SGLang --tensor-parallel-size {gpus}), not DDP / ZeRO.",
+                f"distributed：未给出；方案用张量并行把模型切到 {gpus} 张卡上（vLLM / SGLang --tensor-parallel-size {gpus}），"
+                "不是 DDP / ZeRO。", field, "tensor_parallel")
+
+
+def unknown_model_lead(job: Job) -> list[Text]:
+    """A model the knowledge base does not know, sized from its stated size with a generic shape: said first, with
+    its name, so that the answer never reads as one about a known model (or about no model)."""
+    return [Text(en=n.text.en[:1].upper() + n.text.en[1:], zh=n.text.zh) for n in job.memory.warnings
+            if n.code == "unknown_model"]
+
+
+def fewer_gpus_lead(the_plan: Plan | None) -> list[Text]:
+    """Serving on more GPUs than the job needs because the fewest-GPU type has no price in the region: how many GPUs
+    hold it, and what the extra GPUs of the priced type buy (replicas of the smaller layout)."""
+    c = the_plan.chosen if the_plan else None
+    if c is None or c.fewer is None:
+        return []
+    n, gib, unpriced = c.fewer
+    region = c.price.region if c.price else ""
+    extra_en = extra_zh = ""
+    if c.total_gpus % n == 0 and c.total_gpus // n > 1:
+        k = c.total_gpus // n
+        extra_en = f", or {k} replicas of tensor parallel {n} for {k}× the concurrent sequences"
+        extra_zh = f"，或 {k} 个张量并行 {n} 的副本，承载 {k} 倍的并发序列"
+    return [Text(
+        en=f"{n} × {c.gpu.display_name} hold it (about {gib:.1f} GiB per GPU, tensor parallel {n}), but the catalog has "
+           f"no price for {unpriced} in {region}; the priced option shown is {c.instance.type} with {c.total_gpus} GPUs "
+           f"(tensor parallel {c.total_gpus}{extra_en}). Check the console's price of {unpriced}.",
+        zh=f"{n} 张 {c.gpu.display_name} 即可放下（每卡约 {gib:.1f} GiB，张量并行 {n}），但目录中没有 {unpriced} 在 {region} "
+           f"的价格；所列有价格的方案是 {c.total_gpus} 卡的 {c.instance.type}（张量并行 {c.total_gpus}{extra_zh}）。"
+           f"{unpriced} 的价格请在控制台查询。")]

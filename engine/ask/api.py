@@ -52,8 +52,13 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     if refusal is not None:
         raise refusal
     rec = _recommend(validate_fields(fields), lang)
-    line = verdict(parsed, rec) if hasattr(rec, "lead") else None
-    return rec if line is None else rec.model_copy(update={"lead": [line, *rec.lead]})
+    if not hasattr(rec, "lead"):
+        return rec
+    from gpu_advisor.ask.compare import compare_line
+
+    lines = [t for t in (verdict(parsed, rec), compare_line(parsed, fields, rec,
+                                                             lambda f: _recommend(validate_fields(f), lang))) if t]
+    return rec if not lines else rec.model_copy(update={"lead": [*lines, *rec.lead]})
 
 
 def answer_question(text: str, lang: str | None = None) -> tuple[ParsedQuestion, Any]:

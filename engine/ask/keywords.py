@@ -198,6 +198,21 @@ def extract_enums(s: Scanner, lex: Lexicon) -> None:
             s.set(field, "full", s.text[negated(s, m.start()) or m.start():m.end()], claim=False)
 
 
+# "KV cache 用 fp8", "fp8 KV cache", "--kv-cache-dtype fp8", "KV 缓存 fp8": the KV cache's dtype, not the weights'
+KV_DTYPE = re.compile(r"(?:kv[\s_-]*cache(?:[\s_-]*dtype)?|kv\s*缓存)\s*(?:用|使用|采用|量化为|量化成|量化到|设为|为|是|in|=|:|at|to)?\s*"
+                      r"(?P<a>fp8(?:_e4m3|_e5m2)?|fp16|bf16)\b|(?P<b>fp8|fp16|bf16)\s*(?:的)?\s*(?:kv[\s_-]*cache|kv\s*缓存)",
+                      re.IGNORECASE)
+KV_VALUES = {"fp8": "fp8", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "fp16": "fp16", "bf16": "bf16"}
+
+
+def extract_kv_dtype(s: Scanner) -> None:
+    """The KV cache's dtype said with its own words; the dtype word is claimed so that it does not also set the
+    weights' precision."""
+    if m := s.first(KV_DTYPE):
+        word = (m.group("a") or m.group("b")).lower()
+        s.set("kv_cache_dtype", KV_VALUES[word], m)
+
+
 def extract_peft_other(s: Scanner) -> None:
     if m := s.first(PEFT_OTHER):
         s.claim(m)
@@ -249,12 +264,27 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     if task == "llm":
         task = "llm_pretrain" if pretrain else "llm_finetune"
     infer, train = s.first(kw["inference"]), s.first(kw["training"])
+    if not infer and not (train or pretrain or finetune or TRAINING_FIELDS & set(s.fields)):
+        infer = s.first(kw["inference_weak"]) or _serving_load(s)
     if infer and not train:
         s.set("stage", "serve", infer, claim=False)
         task, m = "inference", infer
     if task:
         s.set("task", task, m or _implied_source(s), claim=False)
     _stage(s, lex, pretrain, finetune)
+
+
+# fields only a training job has: with one of them a serving word ("run", "跑") does not make the job serving
+TRAINING_FIELDS = frozenset({"finetune_method", "lora_rank", "epochs", "training_tokens_billion", "num_samples",
+                             "optimizer", "gradient_checkpointing", "deadline_hours", "dataset_size_gb", "_dataset"})
+
+
+def _serving_load(s: Scanner) -> str | None:
+    """The words of a serving load the question states (concurrent users, a request rate): a serving job."""
+    for u in s.understood:
+        if u.field in ("concurrent_users", "requests_per_second"):
+            return u.matched
+    return None
 
 
 def _earliest_task(s: Scanner, lex: Lexicon) -> tuple[str, re.Match[str]] | None:
@@ -286,10 +316,56 @@ def run_keywords(s: Scanner) -> str | None:
     extract_dataset(s, lex)
     extract_region(s, lex)
     extract_peft_other(s)
+    extract_kv_dtype(s)
     extract_enums(s, lex)
     extract_flags(s, lex)
     return implied
 
 
+# a name-shaped word: joined parts ("Zeta-LM", "my_model.v2"), letters with digits ("Foo7"), or inner capitals
+# ("ZetaLM"); it must carry a capital or a digit, so that hyphenated English ("real-time") is not a name
+NAME_SHAPED = re.compile(r"(?<![\w.\-/])(?=[A-Za-z0-9._\-]*[A-Z0-9])[A-Za-z][A-Za-z0-9]*(?:(?:[-_.][A-Za-z0-9]+)+|"
+                         r"(?<=[a-z])[A-Z][A-Za-z0-9]*|\d[A-Za-z0-9]*)(?![\w\-])", re.ASCII)
+VISION_WORDS = re.compile(r"图|image|picture|photo|video|视频|检测|分割|分类|detect|segment|classif", re.IGNORECASE)
+
+
+def _vocabulary(lex: Lexicon) -> list[re.Pattern[str]]:
+    out = [lex.gpus, *lex.keywords.values(), *(e.pattern for e in lex.regions), *(e.pattern for e in lex.tasks),
+           *(e.pattern for e in lex.unsupported), *(f.pattern for f in lex.families)]
+    out += [e.pattern for entries in lex.enums.values() for e in entries]
+    return out
+
+
+def extract_generic_name(s: Scanner, lex: Lexicon) -> None:
+    """A name-shaped word that is no known model, family, tool, GPU, region or unit, in a question that names no
+    model the knowledge base knows ("serve Zeta-LM (70B)"): it is the model the user means. It is said back as the
+    model and refused, or, with the size stated, sized with a generic shape of its own name (parser: unresolved);
+    never dropped, so that the answer cannot read as one about another model."""
+    if {"model", "backbone"} & set(s.fields):
+        return
+    candidates = [m for m in NAME_SHAPED.finditer(s.text) if s._free(m.start(), m.end())]
+    if not candidates:
+        return
+    vocab = bytearray(len(s.text))        # one pass of each vocabulary pattern, then a lookup per candidate: linear
+    for p in _vocabulary(lex):
+        for v in p.finditer(s.text):
+            vocab[v.start():v.end()] = b"\x01" * (v.end() - v.start())
+    for m in candidates:
+        if any(vocab[m.start():m.end()]):
+            continue
+        from gpu_advisor.ask.vocab import Unresolved
+
+        surface = m.group(0)
+        kind = "vision" if "params_billion" not in s.fields and VISION_WORDS.search(s.text) else "llm"
+        s.claim(m)
+        s.set("model", surface, surface)
+        s.unresolved.append(Unresolved(m.start(), m.end(), surface, kind))
+        if kind == "llm":
+            s.fields["_llm_family"] = surface
+        return
+
+
 def finish_task(s: Scanner, implied: str | None) -> None:
-    extract_task(s, load_lexicon(), implied)
+    lex = load_lexicon()
+    extract_generic_name(s, lex)
+    extract_task(s, lex, implied)

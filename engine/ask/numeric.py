@@ -86,6 +86,11 @@ def gpu_count_named(s: Scanner, m: re.Match[str]) -> None:
     _prefer(s, m, gpu, claim=False)
 
 
+def gpu_named_memory(s: Scanner, m: re.Match[str]) -> None:
+    """"A100 80GB", "V100-32G": the GPU with its memory size, a preference like "A100" but of that size."""
+    _prefer(s, m, f"{m.group('gpu').upper().replace(' ', '')} {m.group('mem')}GB", claim=True)
+
+
 def gpu_named(s: Scanner, m: re.Match[str]) -> None:
     _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=True)
 
@@ -152,9 +157,17 @@ def request_rate(s: Scanner, m: re.Match[str]) -> None:
 def concurrent_users(s: Scanner, m: re.Match[str]) -> None:
     """"200 concurrent users" / "32并发": requests in flight; for serving also the batch one replica holds."""
     value = _int(m)
-    if value:
-        s.set("concurrent_users", value, m, claim=False)
-        s.set("batch_size_per_gpu", value, m)
+    if value and s.set("concurrent_users", value, m):
+        # the sequences one replica holds at once: a field of the job, not a second thing the user said (a "Batch per
+        # GPU" row would misread under tensor parallelism, where every GPU of the replica serves all of them)
+        s.fields.setdefault("batch_size_per_gpu", value)
+
+
+def active_users(s: Scanner, m: re.Match[str]) -> None:
+    s.claim(m)
+    s.note_unused(m.group(0), "daily / monthly active users: not a concurrency; the KV cache and the batch are sized "
+                  "from the users served at the same moment (state the peak concurrency, e.g. '50 concurrent')",
+                  "日活 / 月活不是并发数：KV cache 与批大小按同一时刻在处理的请求数估算（请给出高峰并发，如“并发 50”）")
 
 
 def seq_len(s: Scanner, m: re.Match[str]) -> None:
@@ -242,6 +255,15 @@ def nodes_total(s: Scanner, m: re.Match[str]) -> None:
         s.set("num_gpus", int(total), m)
 
 
+def latency_target(s: Scanner, m: re.Match[str]) -> None:
+    s.claim(m)
+    s.note_unused(m.group(0), "a latency target: gpu-advisor sizes memory and cost, not latency; time to first token "
+                  "grows with the prompt length and the requests prefilled at once, so measure it on one replica at your "
+                  "concurrency (vLLM benchmark_serving reports TTFT and TPOT) and add replicas if it is missed",
+                  "延迟目标：gpu-advisor 估算显存与费用，不估算延迟；首 token 延迟随提示长度和同时预填充的请求数增长，"
+                  "请在单副本、按你的并发实测（vLLM benchmark_serving 会给出 TTFT 和 TPOT），达不到就增加副本")
+
+
 def throughput(s: Scanner, m: re.Match[str]) -> None:
     s.claim(m)
     s.note_unused(m.group(0), "a token-throughput target: gpu-advisor sizes the memory of a replica and does not turn "
@@ -307,7 +329,9 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
-    (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?|\btp)\s*(?:=|:|size|degree|of)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
+    (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\btp(?:[\s_-]*size)?|张量并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
+    # latency targets ("首token延迟要低于1秒", "TTFT under 500 ms", "p99 latency < 2s"): said back, not sized
+    (lambda: r"(?:首\s*token|首字|ttft|time[\s-]*to[\s-]*first[\s-]*token|tpot|(?:p\d{2}\s*)?latency|延迟|时延|响应时间)\s*(?:延迟|时间)?\s*(?:要|需要|必须)?\s*(?:低于|小于|不超过|控制在|在|<=?|under|below|within|of|less than|at most)?\s*(?P<num>\d{1,6}(?:\.\d{1,3})?)\s*(?:ms|毫秒|s\b|秒|sec\w*)(?:\s*(?:以内|以下|内))?", latency_target),
     (lambda: rf"{NM}\s*tokens?\s*(?:/\s*(?:s|sec|秒)\b|per\s+second|每秒)", throughput),
     (lambda: rf"(?:吞吐|throughput)\s*(?:量)?\s*(?:为|是|of|约|大概)?\s*{NM}\s*(?:tokens?)?\s*(?:/\s*(?:s|秒)|per\s+second)?", throughput),
     (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),
@@ -317,7 +341,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # GPU memory and host RAM are notes, not fields
     (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
     (lambda: rf"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
-    (lambda: rf"{_gpus_pattern()}\s*-?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: rf"{_gpus_pattern()}\s*-?\s*(?P<mem>\d{{2,3}})\s*(?:gb|g)\b", gpu_named_memory),
     (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g|tb)\b|(?<![\w.])\d{1,6}\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
     (lambda: _gpus_pattern() + r"s?\b", gpu_named),
     # money: per hour first, then totals
@@ -334,6 +358,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
     (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
+    (lambda: r"(?<![\w.])(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:input|prompt|输入)\s*(?:tokens?)?\s*(?:,|、|and|\+|/|加)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*(?:output|completion|输出|生成)\s*(?:tokens?)?", prompt_output),
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
     (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context)", seq_len),
@@ -353,7 +378,12 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?:global|total|总)\s*(?:batch[\s_-]*size|batch|bs|批大小)\s*(?:为|是|=|:|of)?\s*(?P<num>\d{1,12})", global_batch),
     (lambda: r"(?:batch[\s_-]*size|batch|\bbs|批大小|批量大小|批次大小|批量|批次)\s*(?:per gpu|每卡|每张卡)?\s*(?:为|是|设为|设置为|=|:|of)?\s*(?P<num>\d{1,12})", int_field("batch_size_per_gpu")),
     (lambda: r"(?:并发|concurrency|concurrent requests|concurrent users|并发数|同时请求|同时在线)\s*(?:用户)?\s*(?:为|是|=|:|of|达到|约)?\s*(?P<num>\d{1,12})", concurrent_users),
-    (lambda: rf"(?:\bfor|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
+    # vLLM's --max-num-seqs: the sequences one replica serves at once
+    (lambda: r"max[\s_-]*num[\s_-]*seqs\s*(?:=|:|为|是)?\s*(?P<num>\d{1,6})", concurrent_users),
+    # daily / monthly active users are not a concurrency: said back as not used
+    (lambda: rf"(?:日活|月活|\bdau\b|\bmau\b|daily active users|monthly active users)\s*(?:用户)?\s*(?:为|是|约|大概|有|of|:)?\s*{NM}\s*(?:人|个用户|用户|users)?", active_users),
+    (lambda: rf"{NM}\s*(?:人|个用户|用户)?\s*(?:日活|\bdau\b|daily active users)", active_users),
+    (lambda: rf"(?:\bfor|\bwith|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
     (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # GPUs without a model name

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from gpu_advisor.ask.keywords import LLM_TASKS, finish_task, run_keywords
 from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
-from gpu_advisor.ask.parsed import Assumed, ParsedQuestion, Scanner, Understood
+from gpu_advisor.ask.parsed import Assumed, Hint, ParsedQuestion, Scanner, Understood
 from gpu_advisor.ask.vocab import pool_for
 from gpu_advisor.kb.models import knowledge, norm
 from gpu_advisor.errors import UnknownModelError, WorkloadError
@@ -71,8 +71,8 @@ def _tidy(s: Scanner) -> None:
     if global_batch and "batch_size_per_gpu" not in f:
         per_gpu = max(1, global_batch // int(f.get("num_gpus") or 1))
         s.set("batch_size_per_gpu", per_gpu, f"global batch {global_batch}", claim=False)
-    if f.get("precision") == "bf16_amp" and f.get("task") in LLM_TASKS and not MIXED_WORDS.search(s.text):
-        _replace(s, "precision", "bf16")
+    if f.get("precision") == "bf16_amp" and f.get("task") in LLM_TASKS + ("inference",) and not MIXED_WORDS.search(s.text):
+        _replace(s, "precision", "bf16")   # serving has no mixed precision: "in bf16" is bf16 weights
     if f.get("task") == "image_classification" and "model" not in f and "backbone" in f:
         s.set("model", f.pop("backbone"), "backbone", claim=False)
         s.understood[:] = [u for u in s.understood if u.field != "backbone"]
@@ -118,6 +118,7 @@ def parse_question(text: str) -> ParsedQuestion:
         s.hints.insert(0, Hint("language", "", Text(en=OTHER_LANGUAGE_NOTE, zh=OTHER_LANGUAGE_NOTE)))
     assumed = _assume(s)
     _refuse_no_job(s, assumed)
+    _compared_gpus(s)
     _account_for_numbers(s)
     fields = {k: v for k, v in s.fields.items() if not k.startswith("_")}
     fields["lang"] = lang
@@ -133,6 +134,29 @@ def parse_question(text: str) -> ParsedQuestion:
 
 STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:e-?\d{1,3})?(?:\s*[%kKmMbBwW万亿千]|\s*(?:fps|gb|tb|g\b))?")
 MAX_STRAY = 20
+
+
+COMPARE_CUE = re.compile(r"还是|哪个|哪一个|哪种|对比|比较|相比|\bvs\.?\b|\bversus\b|\bor\b|\bcompare|\bwhich\b|\bbetter\b",
+                         re.IGNORECASE)
+
+
+def _compared_gpus(s: Scanner) -> None:
+    """"A10 和 L20 哪个划算", "T4 or A10?": two catalog GPUs in a comparison. The first stays the preference; each
+    other one becomes a 'gpu_compare' hint (the answer plans the job on every GPU named and compares them) instead of
+    a second preference said back as not used."""
+    first = s.fields.get("gpu_preference")
+    if not first or not COMPARE_CUE.search(s.text):
+        return
+    from gpu_advisor.ask.numeric import _catalog_gpu
+
+    kept = []
+    for u in s.unused:
+        gpu = u.matched.strip().upper().replace(" ", "")
+        if u.why.en.startswith("gpu_preference was already read") and gpu != str(first).upper() and _catalog_gpu(gpu):
+            s.hints.append(Hint("gpu_compare", gpu, Text(en=f"Compared with {first}: {gpu}.", zh=f"与 {first} 对比：{gpu}。")))
+        else:
+            kept.append(u)
+    s.unused[:] = kept
 
 
 def _account_for_numbers(s: Scanner) -> None:

@@ -33,13 +33,38 @@ def _preference_kept(rec: Any, preference: str) -> bool:
     return rec.instance is not None and rec.instance.gpu_id in wanted
 
 
+def _off_catalog_gpu(parsed: ParsedQuestion) -> str | None:
+    """A GPU the question names that the catalog does not sell by that name ("单张 4090 够吗", "one H20"), or None."""
+    if "gpu_preference" in parsed.workload_fields:
+        return None
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    for h in parsed.hints:
+        if h.kind == "gpu_preference" and (m := load_lexicon().gpus.search(h.matched)):
+            return m.group(0).strip().upper()
+    return None
+
+
 def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
-    """The first line of the answer to a yes/no question, or None when the question is not one."""
+    """The first line of the answer to a yes/no question, or None when the question is not one. A question about a
+    GPU the catalog does not sell by name gets the verdict on the catalog's cards, said as such: a "yes" on an A10 is
+    no answer about a 4090."""
+    line = _verdict(parsed, rec)
+    off = _off_catalog_gpu(parsed) if line is not None else None
+    if line is None or off is None:
+        return line
+    return Text(en=f"{off} is not sold under that name in Alibaba Cloud's catalog, so it is not checked; on the catalog's "
+                   f"GPUs: {line.en}",
+                zh=f"阿里云目录中没有以 {off} 名称出售的实例，无法按它核对；按目录中的 GPU：{line.zh}")
+
+
+def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if not parsed.yes_no or rec is None:
         return None
     fields = parsed.workload_fields
     stated = parsed.stated()
-    if not (stated & {"num_gpus", "gpu_preference", "num_nodes"} or FIT_WORDS.search(parsed.text)):
+    if not (stated & {"num_gpus", "gpu_preference", "num_nodes"} or FIT_WORDS.search(parsed.text)
+            or _off_catalog_gpu(parsed)):
         return None  # the yes/no is about something else (spot, a region, a platform): the answer's rules say it
     inst = rec.instance
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
@@ -58,6 +83,11 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                        f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
                     zh=f"不行：{want_zh} 按所述配置放不下此作业；{what_zh} 可以（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
     needs = inst.mitigations
+    if fields.get("task") == "inference" and inst.total_gpus > 1:
+        # serving over several GPUs is the layout (tensor parallelism), not a mitigation to warn about
+        needs = [m for m in needs if m.en != "tensor parallelism"]
+        what_en += " with tensor parallelism"
+        what_zh += "（张量并行）"
     card = f"about {inst.planned_mem_gib:.1f} GiB per GPU of {inst.gpu_memory_gib:g} GB"
     card_zh = f"每卡约 {inst.planned_mem_gib:.1f} GiB / {inst.gpu_memory_gib:g} GB"
     if needs:

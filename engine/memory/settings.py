@@ -124,11 +124,15 @@ def _resolve_text(w: Workload, r: Resolved) -> None:
                                f"{w.params_billion:g}, not a sibling's profile",
                                f"知识库中没有 {name!r} 这个规模（已有 {'、'.join(fam[1][:8])}）：按 params_billion = "
                                f"{w.params_billion:g} 取通用 Llama 类结构，不使用其他规模的配置", "model", name))
-    r.transformer = _synthetic_transformer(w.params_billion, family)
+    t = r.transformer = _synthetic_transformer(w.params_billion, family)
     r.params_override = w.params_billion
-    r.warnings.append(note("unknown_model", f"model {name!r} is not in the knowledge base: estimated from "
-                           f"params_billion = {w.params_billion:g} with a Llama-like shape; expect ±30 %.",
-                           f"知识库中没有模型 {name!r}：按 params_billion = {w.params_billion:g} 和 Llama 类结构估算，误差约 ±30 %。",
+    shape_en = f"{t.layers} layers, hidden {t.hidden}, {t.kv_heads} KV heads of {t.head_dim}"
+    shape_zh = f"{t.layers} 层，hidden {t.hidden}，{t.kv_heads} 个 KV 头 × {t.head_dim}"
+    r.warnings.append(note("unknown_model", f"model {name!r} is not in the knowledge base: sized as a generic "
+                           f"{w.params_billion:g}B dense transformer with a Llama-like shape ({shape_en}), not its own "
+                           "config; expect ±30 % (its config.json as the model gives its own shape).",
+                           f"知识库中没有模型 {name!r}：按通用 {w.params_billion:g}B 稠密 Transformer、Llama 类结构（{shape_zh}）"
+                           "估算，不是它自己的配置，误差约 ±30 %（把它的 config.json 作为模型即可按真实结构估算）。",
                            "model", name))
 
 
@@ -268,7 +272,10 @@ def resolve(w: Workload) -> Resolved:
     text = w.task in TEXT_TASKS or (w.task == Task.inference and (
         (w.model is None and not vision_hint) or (w.model is not None and resolve_transformer(w.model))
         or (w.seq_len is not None and w.input_size is None)
-        or (w.model is not None and (_config_source(w.model) or (not vision_hint and looks_like_llm(w.model))))))
+        or (w.model is not None and (_config_source(w.model) or (not vision_hint and looks_like_llm(w.model))))
+        # an unknown name served at a billion parameters or more, with no image size: a language model ("Zeta-LM
+        # (70B)"); vision models that large are served with their input size
+        or (w.model is not None and not vision_hint and (w.params_billion or 0) >= 1 and resolve_method(w.model) is None)))
     if text:
         r.kind = "transformer"
         _resolve_text(w, r)

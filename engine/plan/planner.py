@@ -43,6 +43,9 @@ class Candidate:
     scaled_from: int = 0  # GPUs memory alone needs, when scaleout.py added GPUs to meet the deadline
     replicas: int = 1  # serving: identical copies of this configuration the request rate needs (serving.py)
     quantized: bool = False  # the plan quantizes the weights although the job as given does not (a ladder step)
+    # serving (_priced_layout): (GPUs, GiB per GPU, instance type) of the fewest-GPU layout that holds the job but has
+    # no price in the region, when this priced candidate uses more GPUs of the same model instead
+    fewer: tuple[int, float, str] | None = None
 
     @property
     def price_per_hour(self) -> float | None:
@@ -77,6 +80,8 @@ class Candidate:
         (inference, graphics, "small-scale training": gn7i, ebmgn7ix, gn8is, ...): every step all-gathers the
         parameters over PCIe (NET-PCIE-SHARD), and such families are for small training at most
         (shared/research/seed_errors.md, error 10)."""
+        if self.variant.workload.task == Task.inference:
+            return False  # serving splits weights and KV heads (tensor parallelism), the usual layout of gn7i / gn8is
         tags = set(self.instance.intended_use_tags)
         return (self.variant.step >= STEP_SHARD and self.total_gpus > 1 and self.variant.step != STEP_OFFLOAD
                 and not self.instance.nvlink and not tags & TRAINING_TAGS)
@@ -212,10 +217,28 @@ def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Ste
     return steps
 
 
-def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: int) -> Callable[[int], bool]:
+def _tensor_parallel_ok(w: Workload, profile: Any) -> Callable[[int], bool]:
+    """Serving: tensor parallelism over n GPUs needs the attention heads to divide by n and the KV heads to divide by
+    n or n by them (vLLM ModelConfig.verify_with_parallel_config: total_num_attention_heads % tensor_parallel_size;
+    KV heads are replicated when there are fewer than GPUs). Qwen2.5-7B (28 heads) runs on 2 or 4 GPUs, never on 8.
+    A model without a recorded shape (a synthetic one) is not checked, nor a GPU count the user fixed."""
+    from gpu_advisor.kb.models import knowledge
+
+    spec = knowledge().transformers.get(profile.key) if w.task == Task.inference and profile.is_llm else None
+    heads, kv = (getattr(spec, "heads", 0) or 0, getattr(spec, "kv_heads", 0) or 0) if spec else (0, 0)
+    if not heads or w.num_gpus is not None:
+        return lambda n: True
+    return lambda n: n <= 1 or (heads % n == 0 and (not kv or kv % n == 0 or n % kv == 0))
+
+
+def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: int,
+               tp_ok: Callable[[int], bool] = lambda n: True) -> Callable[[int], bool]:
     """Whether ``n`` GPUs of this model can be laid out on the catalog's types: a type with that many per instance,
-    and for several instances one with RDMA that Alibaba positions for training."""
+    and for several instances one with RDMA that Alibaba positions for training; serving: a tensor-parallel size the
+    model's heads allow."""
     def ok(n: int) -> bool:
+        if not tp_ok(n):
+            return False
         nodes, per_node = _layout(n, max_per_node, w.num_nodes)
         same = types.get(per_node, [])
         if nodes == 1:
@@ -225,13 +248,16 @@ def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: 
 
 
 def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Chains,
-               placeable: Callable[[int], bool] | None = None) -> tuple[Variant, MemoryEstimate, bool] | None:
+               placeable: Callable[[int], bool] | None = None,
+               keep: Callable[[Step], bool] | None = None) -> tuple[Variant, MemoryEstimate, bool] | None:
     """The first step of the chain whose planning (upper) estimate fits ``gpu``, else the first whose central
     estimate fits (then the third value, tight, is True); only the workloads looked at are built.
 
     The job as given (step 0, usually estimated already) is tried first: most jobs fit most cards as given, and
     then the chain's other steps are never estimated (3.5 -> 2.8 new estimates per answer on the latency mix)."""
     steps = _chain(w, gpu, max_per_node, chains)
+    if keep is not None:
+        steps = [st for st in steps if keep(st)]
     first, estimate = _step_estimate(w, steps[0], memo, chains)
     if _fits(estimate, gpu, strict=True):
         return first, estimate, False
@@ -288,7 +314,8 @@ def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]],
 
 
 def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], max_per_node: int, found: Variant,
-                   prices: dict[str, Price], memo: Memo, chains: Chains, hosts: dict) -> list[Candidate]:
+                   prices: dict[str, Price], memo: Memo, chains: Chains, hosts: dict,
+                   tp_ok: Callable[[int], bool] = lambda n: True) -> list[Candidate]:
     """When no type of the fewest GPUs that hold the job has a price in the region: the same plan on more GPUs of this
     model in one instance (a later step of the chain that changes nothing but the GPU count and its sharding), at the
     fewest GPUs a priced type carries. Only its priced candidates are returned: they give the answer a job total that
@@ -299,7 +326,7 @@ def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], 
         return []
     reset = {"num_gpus": found.workload.num_gpus, "distributed": found.workload.distributed}
     for step in _chain(w, gpu, max_per_node, chains):
-        if step.gpus <= found.gpus or step.gpus > max_per_node:
+        if step.gpus <= found.gpus or step.gpus > max_per_node or not tp_ok(step.gpus):
             continue
         if not any(t.type in prices for t in types.get(step.gpus, ())):
             continue
@@ -314,8 +341,32 @@ def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], 
     return []
 
 
-def _precision_gap(w: Workload, gpu: GPU) -> Text | None:
+def _weight_only_fp8(w: Workload, gpu: GPU, dense: bool) -> bool:
+    """An FP8 checkpoint served on Ampere: vLLM runs it as weight-only FP8 (W8A16, the FP8 Marlin kernel), weights at 1
+    byte, matmuls in 16-bit (vLLM docs, features/quantization/fp8.md; PR #5975). Dense models only: vLLM's fused MoE
+    kernel has no FP8 Marlin path on Ampere (neuralmagic/DeepSeek-Coder-V2-Instruct-FP8 discussion #1)."""
+    return w.task == Task.inference and dense and gpu.architecture == "Ampere"
+
+
+def _as_asked(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], max_per_node: int, memo: Memo,
+              chains: Chains, hosts: dict, prices: dict[str, Price], tp_ok: Callable[[int], bool]) -> list[Candidate]:
+    """Serving: when the chain's first fit on this GPU quantizes weights the question did not ask to quantize, the
+    first fit that keeps the weights as asked (tensor parallelism over more of the same GPU: two A10s for a 14B model
+    rather than one A10 at INT8), so that the ranking can prefer serving the model as asked."""
+    found = _first_fit(w, gpu, max_per_node, memo, chains, _placeable(w, types, max_per_node, tp_ok),
+                       keep=lambda st: not any(k == "quantization" for k, _ in st.update))
+    if found is None or found[2]:
+        return []   # only a layout that holds the job at the planning estimate: a tight one is no better than INT8
+    variant, estimate, _ = found
+    return _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
+
+
+def _precision_gap(w: Workload, gpu: GPU, dense: bool = True) -> Text | None:
     precision = w.precision.value if w.precision else "fp32"
+    if precision == "fp8" and not gpu.supports_fp8 and _weight_only_fp8(w, gpu, dense):
+        return None  # INF-FP8-WEIGHT-ONLY says how it runs
+    if precision in ("bf16", "bf16_amp") and not gpu.supports_bf16 and w.task == Task.inference and gpu.architecture:
+        return None  # a named pre-Ampere card serves in FP16 (vLLM --dtype half): the same 2 bytes a weight (INF-FP16)
     if precision in ("bf16", "bf16_amp") and not gpu.supports_bf16:
         if gpu.architecture is None:  # Alibaba states neither the model nor the architecture
             return Text(en=f"BF16 support not stated by Alibaba; the job asks for {precision}",
@@ -339,15 +390,18 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
     chains = Chains()
     usable = _usable_types_by_gpu(catalog, training)
     prices = _prices(catalog, region)
+    profile = _estimate(memo, w).profile
+    dense = not profile.active_params_billion or profile.active_params_billion >= 0.99 * profile.params_billion
+    tp_ok = _tensor_parallel_ok(w, profile)
     for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
         types, max_per_node = usable.get(gpu.id, ({}, 0))
         if not types or not gpu.memory_gb:
             continue
-        unsupported = _precision_gap(w, gpu)
+        unsupported = _precision_gap(w, gpu, dense)
         if unsupported is not None:
             rejected.append(Rejection(gpu, unsupported))
             continue
-        found = _first_fit(w, gpu, max_per_node, memo, chains, _placeable(w, types, max_per_node))
+        found = _first_fit(w, gpu, max_per_node, memo, chains, _placeable(w, types, max_per_node, tp_ok))
         if found is None:
             rejected.append(Rejection(gpu, Text(
                 en=f"does not fit even after every mitigation ({gpu.memory_gb:g} GB per GPU)",
@@ -372,8 +426,13 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                 en="needs several instances, but no type of this GPU has RDMA and is positioned for training",
                 zh="需要多台实例，但该 GPU 没有既支持 RDMA 又定位于训练的规格")))
             continue
+        if w.task == Task.inference and variant.workload.quantization != w.quantization:
+            cands += _as_asked(w, gpu, types, max_per_node, memo, chains, hosts, prices, tp_ok)
         if not any(c.price is not None for c in cands):
-            cands += _priced_layout(w, gpu, types, max_per_node, variant, prices, memo, chains, hosts)
+            priced = _priced_layout(w, gpu, types, max_per_node, variant, prices, memo, chains, hosts, tp_ok)
+            for c in priced:
+                c.fewer = (variant.gpus, estimate.device_total_gib, cands[0].instance.type)
+            cands += priced
         options.extend(cands)
     options.sort(key=Candidate.rank_key)
     preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()

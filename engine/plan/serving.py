@@ -42,12 +42,15 @@ def size_replicas(the_plan: Plan, job: Job) -> Plan:
         return the_plan
     if job.memory.profile.is_llm:
         the_plan.deadline_notes.append(Text(
-            en=f"{rate:g} requests/s: not turned into a replica count for a decoder LLM: its decode step is bound by "
-               "memory bandwidth and the output length per request, which the question does not state; the plan is "
-               "one replica serving batch_size_per_gpu concurrent sequences. Measure tokens/s of one replica (e.g. "
-               "vLLM benchmark_serving) and divide.",
-            zh=f"每秒 {rate:g} 个请求：对解码式 LLM 不换算副本数——其解码受显存带宽和每个请求的输出长度限制，而问题没有给出输出长度；"
-               "方案按一个副本、同时处理 batch_size_per_gpu 条序列计。请实测单副本的 tokens/s（如 vLLM benchmark_serving）再相除。"))
+            en=f"{rate:g} requests/s: not turned into a replica count for a decoder LLM: each output token is one "
+               "decode step bound by memory bandwidth, so a replica's rate depends on the output length and on how "
+               f"many sequences it decodes at once; the plan is one replica holding {job.batch} concurrent "
+               f"sequence{'s' if job.batch > 1 else ''} of {w.seq_len or 'the default'} tokens. Measure one replica's "
+               "requests/s at your prompt and output lengths (vLLM benchmark_serving) and divide; state the "
+               "concurrency (e.g. '32 concurrent') to size its KV cache.",
+            zh=f"每秒 {rate:g} 个请求：对解码式 LLM 不换算副本数——每个输出 token 是一步受显存带宽限制的解码，单副本的请求速率取决于"
+               f"输出长度和同时解码的序列数；方案按一个副本、同时容纳 {job.batch} 条 {w.seq_len or '默认长度'} token 的序列计。"
+               "请按你的输入 / 输出长度实测单副本的请求速率（vLLM benchmark_serving）再相除；给出并发数（如“并发 32”）即可按它估算 KV cache。"))
         return the_plan
     unknown = []
     for c in the_plan.options:

@@ -127,7 +127,7 @@ def unpriced_lead_note(the_plan: Plan | None, job: Job) -> Text | None:
     if the_plan.preferred and c.gpu.id in the_plan.preferred and priced.gpu.id not in the_plan.preferred:
         why = Text(en="it is not the GPU you asked for", zh="它不是你指定的 GPU")
     elif priced.hard_shortfall and not c.hard_shortfall:
-        why = Text(en="it lacks the vCPU or RAM the data pipeline needs", zh="它的 vCPU 或内存不够数据流水线使用")
+        why = Text(en="it lacks the vCPU or RAM the job needs", zh="它的 vCPU 或内存不够作业使用")
     elif priced.misses_deadline and not c.misses_deadline:
         why = Text(en="it cannot be shown to meet the deadline", zh="无法确认它能满足期限")
     elif priced.variant.step == STEP_OFFLOAD and c.variant.step != STEP_OFFLOAD:

@@ -99,6 +99,10 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "price_per_hour": (float, "pay-as-you-go price per instance-hour (0 when unknown)"),
     "planned_quantization": (str, "weight format in the chosen plan: none / int8 / int4 / nf4 / fp8 / fp4 (the job's when no plan)"),
     "job_hours": (float, "estimated wall-clock hours (0 when unknown)"),
+    "kv_budget_gib": (float, "serving: GiB per GPU a vLLM engine (gpu_memory_utilization 0.9) leaves the KV cache on the chosen card"),
+    "kv_capacity_tokens": (int, "serving: KV-cache tokens one replica of the plan holds at that budget"),
+    "kv_capacity_seqs": (int, "serving: concurrent sequences of seq_len tokens one replica holds at that budget"),
+    "kv_kib_per_token": (float, "serving: KV-cache KiB per token of one sequence, all layers"),
 }
 
 NUMERIC = (int, float)

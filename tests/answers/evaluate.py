@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 CASES_FILE = Path(__file__).with_name("cases.yaml")
-UNDERSTOOD = ("fields", "model", "numbers", "refuse", "hint", "hint_unused", "llm_profile")
+UNDERSTOOD = ("fields", "model", "numbers", "refuse", "hint", "hint_unused", "llm_profile", "says", "not_says")
 SIZED = ("plan_gib", "gpu_gib", "total_gib", "holds", "rdma", "min_gpus", "cpu_only", "replicas")
 PRICED = ("priced",)
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -136,6 +136,19 @@ def _understood(res: Result, parsed: Any, rec: Any) -> None:
         said = [u.matched for u in getattr(parsed, "unused", [])]
         res.checks["hint_unused"] = (case["hint_unused"] in said, f"not-used entries {said}")
     res.checks["numbers"] = numbers_accounted(parsed)
+    _wording(res, parsed, rec)
+
+
+def _wording(res: Result, parsed: Any, rec: Any) -> None:
+    """`says`: regular expressions the answer (rendered in the question's language) must match; `not_says`: ones it
+    must not (a name said back, a verdict, serving words instead of training ones)."""
+    if "says" not in res.case and "not_says" not in res.case:
+        return
+    text = rec.render(parsed.lang) if hasattr(rec, "render") else ""
+    missing = [p for p in res.case.get("says", []) if not re.search(p, text)]
+    res.checks["says"] = (not missing, f"answer lacks {missing}" if missing else "")
+    present = [p for p in res.case.get("not_says", []) if re.search(p, text)]
+    res.checks["not_says"] = (not present, f"answer says {present}" if present else "")
 
 
 def _fields(res: Result, parsed: Any) -> None:

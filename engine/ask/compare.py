@@ -1,0 +1,74 @@
+"""A question that compares GPUs ("A10 和 L20 哪个部署 Qwen2.5-14B 更划算？", "T4 or A10?"): the job is planned on each
+GPU named, and the answer says first what each one needs and costs, then which is cheaper among those that hold the job
+as asked. Nothing is sized here: every figure is the advisor's plan with that GPU as the preference."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from gpu_advisor.ask.parsed import ParsedQuestion
+from gpu_advisor.util.i18n import Text
+
+HOURS_PER_MONTH = 730     # costing/basis.py: 8760 h / 12
+
+
+def _monthly(rec: Any) -> tuple[float, str] | None:
+    o = rec.cost.option(rec.instance.instance_type) if rec.cost is not None else None
+    hourly = o.hourly_total if o is not None and o.hourly_total is not None else None
+    if hourly is None and rec.instance.price_per_hour is not None:
+        hourly = rec.instance.price_per_hour * rec.instance.nodes
+    return None if hourly is None else (hourly * HOURS_PER_MONTH, rec.instance.currency or "CNY")
+
+
+def _row(gpu: str, rec: Any) -> tuple[Text, float | None, bool]:
+    """(what the plan on this GPU is, its monthly price when it holds the job as asked, whether it holds it)."""
+    from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.plan.preference import resolve_gpu_preference
+
+    inst = getattr(rec, "instance", None)
+    if inst is None or inst.gpu_id not in resolve_gpu_preference(load_catalog(), gpu):
+        return Text(en=f"{gpu}: does not hold the job", zh=f"{gpu}：放不下此作业"), None, False
+    changed = [m for m in inst.mitigations if m.en in ("INT8 weights",)]
+    extra_en = f", only with {', '.join(m.en for m in changed)}" if changed else ""
+    extra_zh = f"，且必须用{'、'.join(m.zh for m in changed)}" if changed else ""
+    month = _monthly(rec)
+    price_en = f"{month[0]:,.0f} {month[1]} a month pay-as-you-go" if month else "no list price in the catalog for this region"
+    price_zh = f"按量付费每月约 {month[0]:,.0f} {month[1]}" if month else "目录中没有该地域的价格"
+    return (Text(en=f"{gpu}: {inst.total_gpus} × {inst.gpu_display} ({inst.instance_type}), about {inst.planned_mem_gib:.1f} "
+                    f"GiB per GPU{extra_en}, {price_en}",
+                 zh=f"{gpu}：{inst.total_gpus} 张 {inst.gpu_display}（{inst.instance_type}），每卡约 {inst.planned_mem_gib:.1f} "
+                    f"GiB{extra_zh}，{price_zh}"),
+            month[0] if month and not changed else None, not changed)
+
+
+def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
+                 plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
+    """The comparison line, or None when the question compares no GPUs. ``plan_on`` answers the fields with another
+    GPU as the preference."""
+    others = [h.matched for h in parsed.hints if h.kind == "gpu_compare"]
+    first = fields.get("gpu_preference")
+    if not others or not first or getattr(rec, "instance", None) is None:
+        return None
+    rows = [_row(str(first), rec)] + [_row(g, plan_on({**fields, "gpu_preference": g})) for g in others]
+    names = [str(first), *others]
+    priced = [(m, n) for (_, m, _), n in zip(rows, names) if m is not None]
+    as_asked = [n for (_, _, ok), n in zip(rows, names) if ok]
+    if len(priced) >= 2:
+        best = min(priced)[1]
+        end_en, end_zh = f"Cheaper as asked: {best}.", f"按要求部署更省钱的是 {best}。"
+    elif len(priced) == 1 and len(as_asked) > 1:
+        end_en = f"Only {priced[0][1]} has a list price here: compare at the console's price for the other."
+        end_zh = f"只有 {priced[0][1]} 在该地域有目录价：另一个请按控制台价格比较。"
+    elif as_asked and len(as_asked) < len(names):
+        end_en = (f"As asked, only {', '.join(as_asked)} hold{'s' if len(as_asked) == 1 else ''} it; the others need a "
+                  "change the question did not ask for" + (f", so {as_asked[0]} it is" if priced else
+                                                            "; check the console's price before choosing") + ".")
+        end_zh = (f"按要求部署只有 {'、'.join(as_asked)} 放得下；其他的都要做问题没有要求的改动"
+                  + (f"，因此选 {as_asked[0]}" if priced else "；选择前请在控制台查价") + "。")
+    else:
+        end_en, end_zh = "", ""
+    return Text(en="Compared: " + "; ".join(r.en for r, _, _ in rows) + ". " + end_en,
+                zh="对比：" + "；".join(r.zh for r, _, _ in rows) + "。" + end_zh)
+
+
+__all__ = ["compare_line"]
