@@ -88,9 +88,7 @@ def extract_names(s: Scanner) -> str | None:
             elif word == "fp8":
                 s.set("precision", "fp8", written, claim=False)
         if field == "model":
-            implied = implied or implied_task(span.pool, span.key)
-        elif "model" not in s.fields:
-            implied = implied or "image_classification"     # a backbone alone: a classifier of that backbone
+            implied = implied_task(span.pool, span.key) or implied  # the model's task, also when a backbone came first
     for u in find_unresolved(s.text, s.taken):
         s.taken.append((u.start, u.end))
         if "model" in s.fields:
@@ -104,6 +102,8 @@ def extract_names(s: Scanner) -> str | None:
             s.fields["_llm_family"] = u.text
         elif u.task:
             implied = implied or u.task
+    if implied is None and "backbone" in s.fields and "model" not in s.fields:
+        implied = "image_classification"  # a backbone alone ("ResNet-50"): a classifier of that backbone
     return implied
 
 

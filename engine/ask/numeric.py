@@ -93,6 +93,11 @@ def gpu_named(s: Scanner, m: re.Match[str]) -> None:
 def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
     def handler(s: Scanner, m: re.Match[str]) -> None:
         what_en, what_zh = ("GPU memory", "显存") if kind == "gpu_memory" else ("host RAM", "内存")
+        if kind == "gpu_memory" and m.groupdict().get("gpu") and "gpu_preference" not in s.fields:
+            # "单卡 A10 24G": the GPU named with its memory is still the GPU the user asked about
+            mem = re.search(r"\d{1,6}\s*(?:gb|g)\b", m.group(0)[m.end("gpu") - m.start():], re.IGNORECASE)
+            gpu = m.group("gpu").upper().replace(" ", "")
+            _prefer(s, m, f"{gpu} {mem.group(0).upper().replace(' ', '')}" if mem else gpu, claim=False)
         s.hint(kind, m, f"'{m.group(0).strip()}' read as {what_en}: the advisor sizes it itself and will compare.",
                f"“{m.group(0).strip()}”理解为{what_zh}：顾问会自行估算并与之比较。")
     return handler
@@ -357,15 +362,15 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # GPUs without a model name
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个)?\s*(?:gpu卡|显卡|gpus?|卡|cards?)(?![a-z])(?!\s*(?:显存|内存))", int_field("num_gpus")),
-    (lambda: r"(?P<word>单|双)\s*(?:卡|gpu)", _gpus_word),
+    (lambda: r"(?P<word>单|双)\s*(?:张|块)?\s*(?:卡|gpu|显卡|(?=(?:nvidia\s*)?" + _gpus_pattern() + r"))", _gpus_word),
     # request rates ("每秒 200 张", "200 张/秒", "200 QPS", "200 images/s"): before the counts of images
     (lambda: rf"每秒(?:钟)?\s*{NM}\s*(?:张|个|次|条|路)?\s*(?:图片|图像|照片|请求|查询|调用)?", request_rate),
     (lambda: rf"{NM}\s*(?:张|个|次|条)?\s*(?:图片|图像|照片|请求|查询|调用)?\s*(?:/|每)\s*(?:秒|s\b|sec\b|second\b)", request_rate),
     (lambda: rf"(?:\bqps|\brps|每秒请求数|每秒查询数|峰值\s*qps)\s*(?:大概|约|为|是|=|:|达到|峰值|around|about|of)?\s*{NM}", request_rate),
     (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
-    (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
-    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents)\b", int_field("num_samples")),
+    (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
+    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|question-answer pairs|qa pairs)\b", int_field("num_samples")),
     (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
     # epochs, classes, LoRA rank, workers, PyTorch, months
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),

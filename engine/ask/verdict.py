@@ -16,7 +16,7 @@ from gpu_advisor.util.i18n import Text
 
 
 # a yes/no question about the job fitting (not "can I use spot?"): GPU words, memory words, "enough", "fit"
-FIT_WORDS = re.compile(r"显存|内存|够|放得下|装得下|跑得动|单卡|一张卡|几张|\bfits?\b|\benough\b|\bmemory\b|\bvram\b",
+FIT_WORDS = re.compile(r"显存|内存|够|放得下|装得下|跑得动|单卡|一张卡|几张|\bfits?\b|\benough\b|\bmemory\b|\bvram\b|\boom\b",
                        re.IGNORECASE)
 
 
@@ -33,6 +33,13 @@ def _preference_kept(rec: Any, preference: str) -> bool:
     return rec.instance is not None and rec.instance.gpu_id in wanted
 
 
+def _asks_oom(parsed: ParsedQuestion) -> bool:
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    pattern = load_lexicon().keywords.get("oom_question")
+    return pattern is not None and pattern.search(parsed.text) is not None
+
+
 def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """The first line of the answer to a yes/no question, or None when the question is not one."""
     if not parsed.yes_no or rec is None:
@@ -45,7 +52,7 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
     want_en = " × ".join(x for x in (str(gpus) if gpus else "", preference or "") if x) or "it"
-    want_zh = " × ".join(x for x in (f"{gpus} 张" if gpus else "", preference or "") if x) or "它"
+    want_zh = " ".join(x for x in (f"{gpus} 张" if gpus else "", preference or "") if x) or "它"
     if inst is None:
         return Text(en="No: no GPU instance in the catalog holds this job as asked (see why below).",
                     zh="不行：目录中没有能按所述配置放下此作业的 GPU 实例（原因见下）。")
@@ -53,6 +60,10 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     what_zh = f"{inst.total_gpus} 张 {inst.gpu_display}" + (f"（{inst.nodes} 台机器）" if inst.nodes > 1 else "")
     kept_gpus = gpus is None or inst.total_gpus == gpus
     kept_model = preference is None or _preference_kept(rec, preference)
+    if not (kept_gpus and kept_model) and _asks_oom(parsed):
+        return Text(en=f"Yes: on {want_en} this job runs out of memory as asked; {what_en} holds it "
+                       f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
+                    zh=f"会：{want_zh} 按所述配置会爆显存；{what_zh} 放得下（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
     if not (kept_gpus and kept_model):
         return Text(en=f"No: {want_en} does not hold this job as asked; {what_en} does "
                        f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
@@ -60,6 +71,12 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     needs = inst.mitigations
     card = f"about {inst.planned_mem_gib:.1f} GiB per GPU of {inst.gpu_memory_gib:g} GB"
     card_zh = f"每卡约 {inst.planned_mem_gib:.1f} GiB / {inst.gpu_memory_gib:g} GB"
+    if _asks_oom(parsed):  # "will it OOM?": the answer is the other way round
+        if needs:
+            return Text(en=f"Yes, as configured it runs out of memory; it fits only with {', '.join(m.en for m in needs)}: "
+                           f"{what_en}, {card}.",
+                        zh=f"会：按所述配置会爆显存；必须采取{'、'.join(m.zh for m in needs)}才放得下：{what_zh}，{card_zh}。")
+        return Text(en=f"No: {what_en} holds it as asked, {card}.", zh=f"不会：{what_zh} 按所述配置放得下，{card_zh}。")
     if needs:
         return Text(en=f"Yes, but only with {', '.join(m.en for m in needs)}: {what_en}, {card}.",
                     zh=f"可以，但必须采取：{'、'.join(m.zh for m in needs)}：{what_zh}，{card_zh}。")

@@ -121,6 +121,14 @@ LINK_NVLINK = LinkEfficiency(0.60, 0.85, Text(
     en="share of the NVLink per-direction bandwidth (half the datasheet's total) a ring collective reaches: 60-85 % "
        "(assumption)",
     zh="环形集合通信能达到的 NVLink 单向带宽（数据手册总带宽的一半）比例：60–85 %（假设）"))
+# NVLink of unstated bandwidth: the lowest NVLink figure the catalog states for a GPU of the same architecture
+# (gpus.yaml: Ampere A30 200 GB/s, NVIDIA A30 datasheet; Volta V100 SXM2 300 GB/s), else the PCIe rate.
+NVLINK_GB_S_LOW_BY_ARCH = {"Ampere": 200.0, "Volta": 300.0}
+LINK_NVLINK_UNSTATED = LinkEfficiency(0.60, float("inf"), Text(
+    en="Alibaba states NVLink but no bandwidth: the slow end takes the lowest NVLink figure the catalog states for "
+       "this architecture (per direction, at 60 %), the fast end no exposed traffic",
+    zh="阿里云只说明有 NVLink、未给带宽：慢端按目录中同架构 GPU 的最低 NVLink 数值（单向，按 60 %）计，快端按通信完全不暴露计"),
+    ("NVIDIA A30 / V100 datasheets, as recorded in knowledge/catalog/gpus.yaml",))
 LINK_NETWORK = LinkEfficiency(0.70, 0.90, Text(
     en="share of the instance's RDMA (or, without a stated RDMA figure, network) bandwidth a ring collective across "
        "instances reaches: 70-90 % (assumption)",

@@ -30,8 +30,9 @@ class Traffic:
     raw_gb_s: float              # the link's per-direction rate before the efficiency
 
     def seconds(self) -> tuple[float, float]:
-        """(fastest, slowest) seconds of one micro-step's traffic."""
-        return self.bytes_per_step / (self.link_high * 1e9), self.bytes_per_step / (self.link_low * 1e9)
+        """(fastest, slowest) seconds of one micro-step's traffic (an unbounded fast end: none exposed)."""
+        fast = 0.0 if self.link_high == float("inf") else self.bytes_per_step / (self.link_high * 1e9)
+        return fast, self.bytes_per_step / (self.link_low * 1e9)
 
 
 def _gathered_bytes_per_param(w: Any) -> float:
@@ -53,13 +54,16 @@ def _link(candidate: Any) -> tuple[float, str, basis.LinkEfficiency] | None:
             return None
         name = "RDMA" if t.rdma != "none" and t.rdma_gbit_s else "network"
         return gbit / 8.0, f"{name} {gbit:g} Gbit/s per instance", basis.LINK_NETWORK
-    if t.nvlink:
-        if not gpu.nvlink_gb_s:
-            return None  # NVLink without a stated figure: the scaling band alone (no guessed bandwidth)
+    if t.nvlink and gpu.nvlink_gb_s:
         return gpu.nvlink_gb_s / 2.0, f"NVLink {gpu.nvlink_gb_s:g} GB/s", basis.LINK_NVLINK
     rate = basis.PCIE_GB_S_BY_ARCH.get(gpu.architecture or "")
     if rate is None:
         return None
+    if t.nvlink:  # NVLink without a stated figure: the architecture's lowest stated one (slow end), at best no traffic
+        low = basis.NVLINK_GB_S_LOW_BY_ARCH.get(gpu.architecture or "")
+        if low is None:
+            return rate, f"NVLink of unstated bandwidth, at least {_pcie_generation(rate)}", basis.LINK_NVLINK_UNSTATED
+        return low / 2.0, f"NVLink of unstated bandwidth, at least {low:g} GB/s", basis.LINK_NVLINK_UNSTATED
     return rate, _pcie_generation(rate), basis.LINK_PCIE
 
 

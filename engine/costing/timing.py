@@ -152,17 +152,21 @@ def token_share(job: Any, w: Any) -> float:
     return min(1.0, tokens / w.seq_len)
 
 
+def _gb_s(t: Traffic) -> str:
+    return f"{t.link_low:.0f}-{t.link_high:.0f} GB/s" if t.link_high != float("inf") else f">= {t.link_low:.0f} GB/s"
+
+
 def _traffic_note(t: Traffic, gpus: int, steps: float, compute: tuple[float, float], comm: tuple[float, float]) -> Note:
     per_step = t.bytes_per_step / 1e9
     return note(
         "time_shard_traffic",
         f"ZeRO-3 / FSDP over {gpus} GPUs: every micro-step all-gathers the parameters twice and reduce-scatters the "
-        f"trainable gradients, {per_step:.1f} GB through each GPU's link ({t.link}, {t.link_low:.0f}-{t.link_high:.0f} "
-        f"GB/s effective: {t.efficiency.why.en}); over {steps:,.0f} micro-steps that is {comm[0]:.1f}-{comm[1]:.1f} h "
+        f"trainable gradients, {per_step:.1f} GB through each GPU's link ({t.link}, {_gb_s(t)} effective: "
+        f"{t.efficiency.why.en}); over {steps:,.0f} micro-steps that is {comm[0]:.1f}-{comm[1]:.1f} h "
         f"against {compute[0]:.1f}-{compute[1]:.1f} h of compute, so the time is taken between full overlap and none "
         f"({basis.SRC_ZERO_COMM}).",
         f"ZeRO-3 / FSDP 分片到 {gpus} 张卡：每个微步要两次 all-gather 参数、一次 reduce-scatter 可训练梯度，每卡链路"
-        f"（{t.link}，有效 {t.link_low:.0f}–{t.link_high:.0f} GB/s：{t.efficiency.why.zh}）收发 {per_step:.1f} GB；"
+        f"（{t.link}，有效 {_gb_s(t)}：{t.efficiency.why.zh}）收发 {per_step:.1f} GB；"
         f"{steps:,.0f} 个微步共 {comm[0]:.1f}–{comm[1]:.1f} 小时通信，计算 {compute[0]:.1f}–{compute[1]:.1f} 小时，"
         f"时间取完全重叠到完全不重叠之间（{basis.SRC_ZERO_COMM}）。",
         "distributed", round(per_step, 2))

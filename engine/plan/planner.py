@@ -281,11 +281,13 @@ def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], 
     """When no type of the fewest GPUs that hold the job has a price in the region: the same plan on more GPUs of this
     model in one instance (a later step of the chain that changes nothing but the GPU count and its sharding), at the
     fewest GPUs a priced type carries. Only its priced candidates are returned: they give the answer a job total that
-    an unpriced option cannot (the ranking puts them first when the rest is equal). Not when the user fixed the count,
-    and for serving only: tensor parallelism over more GPUs changes neither the model nor the result, while a training
-    job on more GPUs shards its states further over the links (scaleout.py adds GPUs to training for a deadline)."""
-    if not prices or w.task != Task.inference or _stated_gpus(w, max_per_node) is not None:
+    an unpriced option cannot (the ranking puts them first when the rest is equal). Not when the user fixed the count.
+    Serving: tensor parallelism over more GPUs changes neither the model nor the result. Training: the same sharded
+    plan over more GPUs of the instance; its time counts the traffic of sharding over them (costing/comm.py)."""
+    if not prices or _stated_gpus(w, max_per_node) is not None:
         return []
+    if w.task != Task.inference and found.step < STEP_SHARD:
+        return []  # a training job that fits unsharded: more GPUs would be data parallelism, a deadline's choice
     reset = {"num_gpus": found.workload.num_gpus, "distributed": found.workload.distributed}
     for step in _chain(w, gpu, max_per_node, chains):
         if step.gpus <= found.gpus or step.gpus > max_per_node:
