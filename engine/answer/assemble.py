@@ -88,7 +88,7 @@ def _mitigations(c: Candidate, base: Any) -> list[Text]:
     """The chain's steps this plan actually applies, compared with the job as resolved."""
     w = c.variant.workload
     applied = {
-        STEP_AMP: w.precision != base.precision or w.quantization != base.quantization,
+        STEP_AMP: (w.precision != base.precision and not c.fp16_for_bf16) or w.quantization != base.quantization,
         STEP_CKPT: bool(w.gradient_checkpointing) and not base.gradient_checkpointing,
         STEP_MICROBATCH: c.variant.accum_steps > 1 and c.variant.step >= STEP_MICROBATCH,
         STEP_SHARD: _shard_added(w.distributed, base.distributed) and c.nodes == 1,

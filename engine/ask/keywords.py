@@ -243,7 +243,8 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
                       f"按所述模型的任务（{implied}）理解，而不是 {explicit[0]}")
         explicit = None
     task, m = explicit if explicit else (implied, None)
-    if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1):
+    sized_lm = "params_billion" in s.fields and "training_tokens_billion" in s.fields  # "a 350M model on 30B tokens"
+    if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm):
         task = "llm"
     pretrain, finetune = s.first(kw["pretrain"]), s.first(kw["finetune"])
     if task == "llm":

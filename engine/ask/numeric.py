@@ -131,6 +131,13 @@ def per_period(s: Scanner, m: re.Match[str]) -> None:
                claim=False)
 
 
+def _by_tomorrow(s: Scanner, m: re.Match[str]) -> None:
+    """"by tomorrow" / "明天之前完成": a 24-hour deadline, said back in a hint."""
+    s.set("deadline_hours", 24.0, m)
+    s.hint("deadline", m, f"'{m.group(0).strip()}' read as a 24-hour deadline.", f"“{m.group(0).strip()}”按 24 小时期限理解。",
+           claim=False)
+
+
 def deadline(s: Scanner, m: re.Match[str]) -> None:
     value = _num(m)
     if value:
@@ -336,6 +343,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # deadline: "3天内", "48小时内", "within 48 hours", "一周之内", "deadline 2 days"
     (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:能|可以|能否|可否|要|需要)?\s*(?:之内|以内|内|完成|跑完|训完|训练完|搞定)", deadline),
     (lambda: rf"(?:within|in|under|by|less than|deadline(?: of)?:?|期限)\s*(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])", deadline),
+    (lambda: r"\bby tomorrow\b|\bovernight\b|明天(?:之前|前|早上前)?(?:要|得|必须)?(?:完成|训完|跑完|出结果)|明早(?:之前|前)", _by_tomorrow),
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
     (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
@@ -351,6 +359,9 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # parameters: "70亿参数", "350M parameters", "7B"
     (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),
     (lambda: rf"{N}\s*(?P<unit>b|billion)\b(?!\s*tokens?)", params),
+    # "a 350M GPT", "125M-parameter LLM": millions of parameters named by the model word that follows
+    (lambda: rf"{N}\s*(?P<unit>m|million)\b\s*-?\s*(?:param(?:eter)?s?\s*)?(?:gpt|llm|language[\s-]+model|lm\b|"
+             r"transformer|decoder|llama|model|模型|语言模型)", _params_cn),
     # dataset size on disk
     (lambda: r"(?<![\w.])(?P<num>\d{1,12}(?:\.\d{1,6})?)\s*(?P<unit>tb|t|gb|g|mb|pb)\b", dataset_size),
     # batch (before image counts: "每张卡 2 张图")
@@ -370,7 +381,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
-    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|question-answer pairs|qa pairs)\b", int_field("num_samples")),
+    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts)\b", int_field("num_samples")),
     (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
     # epochs, classes, LoRA rank, workers, PyTorch, months
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),

@@ -40,15 +40,37 @@ def _asks_oom(parsed: ParsedQuestion) -> bool:
     return pattern is not None and pattern.search(parsed.text) is not None
 
 
+def _unsold_gpu(parsed: ParsedQuestion) -> str | None:
+    """The GPU the question names that the catalog does not sell ("4090", "H20"), when it names no sold one."""
+    if "gpu_preference" in parsed.workload_fields:
+        return None
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    for hint in parsed.hints:
+        if hint.kind == "gpu_preference":
+            m = load_lexicon().gpus.search(hint.matched)
+            return m.group("gpu").upper().replace(" ", "") if m else hint.matched
+    return None
+
+
 def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """The first line of the answer to a yes/no question, or None when the question is not one."""
     if not parsed.yes_no or rec is None:
         return None
     fields = parsed.workload_fields
     stated = parsed.stated()
-    if not (stated & {"num_gpus", "gpu_preference", "num_nodes"} or FIT_WORDS.search(parsed.text)):
+    unsold = _unsold_gpu(parsed)
+    if not (stated & {"num_gpus", "gpu_preference", "num_nodes"} or unsold or FIT_WORDS.search(parsed.text)):
         return None  # the yes/no is about something else (spot, a region, a platform): the answer's rules say it
     inst = rec.instance
+    if unsold and inst is not None:  # "8 卡 H20 可以吗": a GPU the catalog does not sell is never answered "yes"
+        what_en = f"{inst.total_gpus} × {inst.gpu_display}" + (f" on {inst.nodes} machines" if inst.nodes > 1 else "")
+        what_zh = f"{inst.total_gpus} 张 {inst.gpu_display}" + (f"（{inst.nodes} 台机器）" if inst.nodes > 1 else "")
+        return Text(en=f"{unsold} cannot be checked: Alibaba's catalog sells no GPU by that name. In the catalog, "
+                       f"{what_en} holds this job (about {inst.planned_mem_gib:.1f} GiB per GPU of "
+                       f"{inst.gpu_memory_gib:g} GB).",
+                    zh=f"无法核对 {unsold}：阿里云目录中没有以此命名的 GPU。目录中能放下此作业的是 {what_zh}"
+                       f"（每卡约 {inst.planned_mem_gib:.1f} GiB / {inst.gpu_memory_gib:g} GB）。")
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
     want_en = " × ".join(x for x in (str(gpus) if gpus else "", preference or "") if x) or "it"

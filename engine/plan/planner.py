@@ -16,7 +16,7 @@ from gpu_advisor.util.i18n import Text
 from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_MORE_NODES, STEP_OFFLOAD, STEP_SHARD, TIME_FACTOR, Copies, Step, Variant, inference_steps, training_steps
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.plan.preference import resolve_gpu_preference
-from gpu_advisor.workload import Task, Workload
+from gpu_advisor.workload import Precision, Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
 EXCLUDED_STATUS = ("not_recommended", "preview", "unverified")
@@ -42,6 +42,8 @@ class Candidate:
     scaled_from: int = 0  # GPUs memory alone needs, when scaleout.py added GPUs to meet the deadline
     replicas: int = 1  # serving: identical copies of this configuration the request rate needs (serving.py)
     quantized: bool = False  # the plan quantizes the weights although the job as given does not (a ladder step)
+    fp16_for_bf16: bool = False  # a GPU without BF16, sized and timed in FP16 because the precision was not given
+    priced_from: int = 0  # _priced_layout: GPUs memory alone needs, when no type of that many has a price here
 
     @property
     def price_per_hour(self) -> float | None:
@@ -87,11 +89,12 @@ class Candidate:
         cost), a plan that holds the job at the planning (upper) estimate before one that holds it only at the central
         estimate (the answer then says first that it is tight); then by effective hourly cost. A plan that quantizes
         weights the question did not ask to quantize serves another model's numerics: like offload, it ranks after
-        every plan that serves the job as asked."""
+        every plan that serves the job as asked; a GPU without BF16 that runs a defaulted BF16 job in FP16 comes after
+        every GPU that runs it in BF16 (it leads only when asked for or when nothing else holds the job)."""
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
         return (self.hard_shortfall, self.misses_deadline, self.variant.step == STEP_OFFLOAD, self.quantized,
-                self.sharded_off_training,
+                self.fp16_for_bf16, self.sharded_off_training,
                 hourly is None, self.tight,
                 effective,
                 len(self.shortfalls), self.variant.step, self.total_gpus, -self.gpu.memory_gb)
@@ -300,8 +303,11 @@ def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], 
         estimate = _estimate(memo, variant.workload)
         if not _fits(estimate, gpu, strict=True):
             continue
-        return [c for c in _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
-                if c.price is not None]
+        wider = [c for c in _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
+                 if c.price is not None]
+        for c in wider:
+            c.priced_from = found.gpus
+        return wider
     return []
 
 
@@ -318,34 +324,55 @@ def _precision_gap(w: Workload, gpu: GPU) -> Text | None:
     return None
 
 
+FP16_FOR = {Precision.bf16: Precision.fp16_amp, Precision.bf16_amp: Precision.fp16_amp}  # no pure-fp16 training
+
+
+def _fp16_instead(w: Workload, gpu: GPU, precision_given: bool) -> Workload | None:
+    """The job in FP16 on a GPU without BF16 when the BF16 precision was a default, not the user's: FP16 (with loss
+    scaling in AMP) is what such cards train in, e.g. QLoRA's fp16 compute dtype on a T4 or V100."""
+    if precision_given or w.task == Task.inference or w.precision not in FP16_FOR or gpu.supports_bf16:
+        return None
+    if gpu.tflops("fp16") is None:
+        return None
+    return w.model_copy(update={"precision": FP16_FOR[w.precision]})
+
+
 def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None,
-         hosts: dict | None = None) -> Plan:
+         hosts: dict | None = None, precision_given: bool = True) -> Plan:
     """``memo`` (workload -> memory estimate) and ``hosts`` ((workload, GPUs per node) -> host estimate) may
-    carry estimates the caller already made; they are filled in place."""
+    carry estimates the caller already made; they are filled in place. ``precision_given`` False: a default BF16 is
+    planned in FP16 on GPUs without BF16 (the answer says so) instead of rejecting them."""
     training = w.task != Task.inference
     options: list[Candidate] = []
     rejected: list[Rejection] = []
     memo = {} if memo is None else memo
     hosts = {} if hosts is None else hosts
     chains = Chains()
+    fp16_chains: dict[Workload, Chains] = {}
     usable = _usable_types_by_gpu(catalog, training)
     prices = _prices(catalog, region)
     for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
         types, max_per_node = usable.get(gpu.id, ({}, 0))
         if not types or not gpu.memory_gb:
             continue
+        job_w, gpu_chains = w, chains
         unsupported = _precision_gap(w, gpu)
         if unsupported is not None:
-            rejected.append(Rejection(gpu, unsupported))
-            continue
-        found = _first_fit(w, gpu, max_per_node, memo, chains, _placeable(w, types, max_per_node))
+            fp16 = _fp16_instead(w, gpu, precision_given)
+            if fp16 is None:
+                rejected.append(Rejection(gpu, unsupported))
+                continue
+            job_w, gpu_chains = fp16, fp16_chains.setdefault(fp16, Chains())
+        found = _first_fit(job_w, gpu, max_per_node, memo, gpu_chains, _placeable(job_w, types, max_per_node))
         if found is None:
             rejected.append(Rejection(gpu, Text(
                 en=f"does not fit even after every mitigation ({gpu.memory_gb:g} GB per GPU)",
                 zh=f"即使采取全部显存优化措施仍放不下（每卡 {gpu.memory_gb:g} GB）")))
             continue
         variant, estimate, tight = found
-        cands = _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts, tight)
+        cands = _candidates_for(job_w, gpu, types, max_per_node, variant, estimate, prices, hosts, tight)
+        for c in cands:
+            c.fp16_for_bf16 = job_w is not w
         if not cands:
             nodes, per_node = _layout(variant.gpus, max_per_node, w.num_nodes)
             if per_node not in types:
@@ -364,7 +391,10 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                 zh="需要多台实例，但该 GPU 没有既支持 RDMA 又定位于训练的规格")))
             continue
         if not any(c.price is not None for c in cands):
-            cands += _priced_layout(w, gpu, types, max_per_node, variant, prices, memo, chains, hosts)
+            wider = _priced_layout(job_w, gpu, types, max_per_node, variant, prices, memo, gpu_chains, hosts)
+            for c in wider:
+                c.fp16_for_bf16 = job_w is not w
+            cands += wider
         options.extend(cands)
     options.sort(key=Candidate.rank_key)
     preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()
