@@ -74,7 +74,11 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     # serves the model as asked: the answer names it instead
     quantized = best is not None and best.quantized and not the_plan.chosen.quantized
     fp16 = best is not None and best.fp16_for_bf16 and not the_plan.chosen.fp16_for_bf16
-    if comparable and best is not None and theirs.payg_mid < mine.payg_mid and not quantized and not fp16:
+    cheaper = comparable and theirs.payg_mid < mine.payg_mid
+    # neither has a price in the region: the report ranked by time, and an option with a time beats one without
+    timed = (mine is not None and theirs is not None and mine.hourly_total is None and theirs.hourly_total is None
+             and mine.time.wall_hours is None and theirs.time.wall_hours is not None)
+    if (cheaper or timed) and best is not None and not quantized and not fp16:
         the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
         the_plan.options.insert(0, best)
         the_plan.chosen = best
