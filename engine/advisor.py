@@ -62,6 +62,8 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = size_replicas(the_plan, job)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
+    if report is not None and not report.recommended:
+        _lead_with_a_time(the_plan, report)
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
         return job, the_plan, report
     if the_plan.preference_met:  # the user asked for this GPU and it holds the job: keep it, show the rest
@@ -86,6 +88,24 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     positioned = best is not None and best.sharded_off_training and not the_plan.chosen.sharded_off_training
     return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned,
                                                quantized=quantized, fp16=fp16)
+
+
+def _lead_with_a_time(the_plan: Plan, report: CostReport) -> None:
+    """No option meets every constraint and none has a price: the fastest option with a time estimate on no more GPUs
+    leads over an option without one (in place), so a "how long" question gets a time."""
+    mine = report.option(the_plan.chosen.instance.type)
+    if mine is None or mine.time.wall_hours is not None or any(o.hourly_total is not None for o in report.options):
+        return
+    timed = [o for o in report.options if o.time.wall_hours is not None and o.total_gpus <= mine.total_gpus]
+    if not timed:
+        return
+    fastest = min(timed, key=lambda o: o.time.wall_hours.mid)
+    best = next((c for c in the_plan.options if c.instance.type == fastest.instance_type
+                 and not c.quantized and not c.fp16_for_bf16), None)
+    if best is not None:
+        the_plan.options.remove(best)
+        the_plan.options.insert(0, best)
+        the_plan.chosen = best
 
 
 def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False,

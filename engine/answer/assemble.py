@@ -113,6 +113,13 @@ def _option(c: Candidate, reason: Text, base: Any) -> Option:
 
 
 def _why_not(c: Candidate, best: Candidate, base: Any) -> Text:
+    why = _why_not_reason(c, best, base)
+    if c.fp16_for_bf16 and not best.fp16_for_bf16:  # said beside the reason: it would not run the job in BF16
+        return Text(en=f"fp16, no BF16; {why.en}", zh=f"fp16（不支持 BF16）；{why.zh}")
+    return why
+
+
+def _why_not_reason(c: Candidate, best: Candidate, base: Any) -> Text:
     if c.hourly is None:
         return Text(en="no price in the catalog for this region", zh="目录中没有该地域的价格")
     if c.shortfalls:

@@ -47,6 +47,7 @@ VISION_TASKS = ("semantic_segmentation", "instance_segmentation", "panoptic_segm
                 "image_classification")
 PEFT_OTHER = re.compile(r"p[\s-]*tuning(?:\s*v2)?|prefix[\s-]*tuning|prompt[\s-]*tuning|\bia3\b|adapter[\s-]*tuning",
                         re.IGNORECASE)
+PREFERENCE = re.compile(r"\b(?:dpo|orpo|kto|simpo|ppo|grpo|rlhf)\b|偏好(?:对齐|优化|训练)|强化学习", re.IGNORECASE)
 
 
 def implied_task(pool: str, key: str) -> str | None:
@@ -199,6 +200,13 @@ def extract_enums(s: Scanner, lex: Lexicon) -> None:
 
 
 def extract_peft_other(s: Scanner) -> None:
+    if m := s.first(PREFERENCE):
+        s.claim(m)
+        s.note_unused(m.group(0), "preference / RL training is sized as supervised fine-tuning of the same model: each "
+                      "pair trains a chosen and a rejected sequence (about twice the tokens) and a frozen reference model "
+                      "runs forward (with LoRA, the base without adapters; full training keeps a second copy of the weights)",
+                      "偏好 / 强化学习训练按同一模型的监督微调估算：每对样本训练 chosen 与 rejected 两条序列（约两倍 token），"
+                      "并需冻结的参考模型做前向（LoRA 时即不带适配器的基座；全参训练要再存一份权重）")
     if m := s.first(PEFT_OTHER):
         s.claim(m)
         s.note_unused(m.group(0), "a parameter-efficient method gpu-advisor has no memory model for (it trains a small "

@@ -262,13 +262,11 @@ def _sample_tokens(w: Workload, size_notes: list[Note]) -> tuple[float | None, l
     if any(n.code == "default_dataset" for n in size_notes) and d.get("mean_tokens"):  # source: datasets.yaml mean_tokens_source
         mean = min(float(d["mean_tokens"]), float(w.seq_len))
         return mean, [note(
-            "sample_tokens", f"Time counts about {mean:.0f} tokens per {d['name']} example ({d['mean_tokens_basis_en']}; {d['mean_tokens_source'].split(' = ')[0]}), "
-            f"not seq_len = {w.seq_len}: samples are not packed (the HF Trainer / LLaMA-Factory SFT default), so each "
-            f"micro-batch is one short example; packing them into {w.seq_len}-token sequences would need about "
-            f"{w.seq_len / mean:.0f}x fewer steps.",
+            "sample_tokens", f"Time counts about {mean:.0f} tokens per {d['name']} example ({d['mean_tokens_basis_en']}), "
+            f"not seq_len = {w.seq_len}: samples are not packed (the HF Trainer / LLaMA-Factory SFT default); packing "
+            f"them into {w.seq_len}-token sequences would take about {w.seq_len / mean:.0f}x fewer steps.",
             f"时间按每条 {d['name']} 样本约 {mean:.0f} 个 token 计（{d['mean_tokens_basis_zh']}），而不是 seq_len = {w.seq_len}："
-            f"样本不打包（HF Trainer / LLaMA-Factory SFT 的默认），每个微批是一条短样本；打包成 {w.seq_len} token 的序列"
-            f"可少约 {w.seq_len / mean:.0f} 倍步数。", "num_samples", round(mean))]
+            f"样本不打包（HF Trainer / LLaMA-Factory SFT 的默认）；打包成 {w.seq_len} token 的序列可少约 {w.seq_len / mean:.0f} 倍步数。", "num_samples", round(mean))]
     if any(n.code in ("samples_from_size", "samples_from_tokens") for n in size_notes):
         return None, []
     return None, [note(
