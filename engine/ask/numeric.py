@@ -242,7 +242,10 @@ def gpus_nodes(s: Scanner, m: re.Match[str]) -> None:
         s.set("num_nodes", int(nodes), m, claim=False)
         s.set("num_gpus", int(nodes * per), m)
         if m.groupdict().get("gpu"):
-            _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=False)
+            gpu = m.group("gpu").upper().replace(" ", "")
+            if m.groupdict().get("mem"):  # "2 nodes of 8x A100 80GB": the card's memory, not a dataset size
+                gpu = f"{gpu} {m.group('mem').strip(' -').upper()}"
+            _prefer(s, m, gpu, claim=False)
 
 
 def nodes_total(s: Scanner, m: re.Match[str]) -> None:
@@ -315,7 +318,7 @@ def _workers(s: Scanner, m: re.Match[str]) -> None:
 
 EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], None]]] = [
     (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
-    (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()})", gpus_nodes),
+    (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?)", gpus_nodes),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
