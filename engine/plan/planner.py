@@ -9,7 +9,7 @@ region come after priced ones. Every rejected GPU is kept with its reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from gpu_advisor.kb.catalog import GPU, Catalog, InstanceType, Price
 from gpu_advisor.util.i18n import Text
@@ -337,6 +337,21 @@ def _fp16_instead(w: Workload, gpu: GPU, precision_given: bool) -> Workload | No
     return w.model_copy(update={"precision": FP16_FOR[w.precision]})
 
 
+def _two_phases(catalog: Catalog, options: list[Candidate], preferred: frozenset[str], deferred: list[GPU],
+                rejected: list[Rejection], w: Workload) -> Iterator[GPU]:
+    """Every GPU of the catalog; then, of the GPUs deferred meanwhile (no BF16 for a defaulted BF16 job), the ones the
+    user asked for, or all of them when no other GPU holds the job; the others are rejected for BF16 as before."""
+    yield from sorted(catalog.gpus.values(), key=lambda g: g.id)
+    later = list(deferred)
+    wanted = [g for g in later if g.id in preferred] if options else later
+    for gpu in later:
+        if gpu not in wanted:
+            reason = _precision_gap(w, gpu)
+            if reason is not None:
+                rejected.append(Rejection(gpu, reason))
+    yield from wanted
+
+
 def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None,
          hosts: dict | None = None, precision_given: bool = True) -> Plan:
     """``memo`` (workload -> memory estimate) and ``hosts`` ((workload, GPUs per node) -> host estimate) may
@@ -349,9 +364,11 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
     hosts = {} if hosts is None else hosts
     chains = Chains()
     fp16_chains: dict[Workload, Chains] = {}
+    deferred: list[GPU] = []  # GPUs without BF16 that a defaulted BF16 job could run on in FP16
+    preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()
     usable = _usable_types_by_gpu(catalog, training)
     prices = _prices(catalog, region)
-    for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
+    for gpu in _two_phases(catalog, options, preferred, deferred, rejected, w):
         types, max_per_node = usable.get(gpu.id, ({}, 0))
         if not types or not gpu.memory_gb:
             continue
@@ -361,6 +378,9 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
             fp16 = _fp16_instead(w, gpu, precision_given)
             if fp16 is None:
                 rejected.append(Rejection(gpu, unsupported))
+                continue
+            if gpu not in deferred:
+                deferred.append(gpu)  # planned only when asked for or when no BF16 GPU holds the job (_two_phases)
                 continue
             job_w, gpu_chains = fp16, fp16_chains.setdefault(fp16, Chains())
         found = _first_fit(job_w, gpu, max_per_node, memo, gpu_chains, _placeable(job_w, types, max_per_node))
@@ -397,7 +417,6 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
             cands += wider
         options.extend(cands)
     options.sort(key=Candidate.rank_key)
-    preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()
     if preferred:  # the user's GPU leads when it holds the job; the ranking decides among its types
         options.sort(key=lambda c: c.gpu.id not in preferred)
     return Plan(options[0] if options else None, options, rejected, preferred)
