@@ -20,7 +20,8 @@ from gpu_advisor.memory.core import CUDA_CONTEXT_GIB
 from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
 from gpu_advisor.plan.replicas import split_concurrency
 from gpu_advisor.plan.serving import size_replicas
-from gpu_advisor.plan.stated import quantization_note, relax_stated_count, unpriced_lead_note
+from gpu_advisor.plan.stated import (fp16_note, priced_wider_note, quantization_note, relax_stated_count,
+                                     unpriced_lead_note)
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
 from gpu_advisor.workload import Task, Workload, enum_value
 
@@ -38,7 +39,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
-    said = [t for t in (quantization_note(the_plan, job), unpriced_lead_note(the_plan, job)) if t is not None]
+    said = [t for t in (quantization_note(the_plan, job), fp16_note(the_plan, job), priced_wider_note(the_plan, job),
+                        unpriced_lead_note(the_plan, job)) if t is not None]
     said += fewer_gpus_lead(the_plan)
     lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
@@ -58,12 +60,15 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
         return job, None, None
     # the estimates resolve_job already made, for the planner's chain walk and host sizing to reuse
     hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
-    the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts)
+    the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts,
+                    precision_given=job.original.precision is not None)
     the_plan = relax_stated_count(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = split_concurrency(kb.catalog, the_plan, job, job.memo, hosts)
     the_plan = size_replicas(the_plan, job)
     report = build_cost_report(the_plan, job, kb.catalog) if the_plan.chosen else None
+    if report is not None and not report.recommended:
+        _lead_with_a_time(the_plan, report)
     if report is None or not report.recommended or report.recommended == the_plan.chosen.instance.type:
         return job, the_plan, report
     if the_plan.preference_met:  # the user asked for this GPU and it holds the job: keep it, show the rest
@@ -75,18 +80,41 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     # a cheaper total that quantizes weights the question did not ask to quantize does not displace a plan that
     # serves the model as asked: the answer names it instead
     quantized = best is not None and best.quantized and not the_plan.chosen.quantized
-    if comparable and best is not None and theirs.payg_mid < mine.payg_mid and not quantized:
+    fp16 = best is not None and best.fp16_for_bf16 and not the_plan.chosen.fp16_for_bf16
+    cheaper = comparable and theirs.payg_mid < mine.payg_mid
+    # neither has a price in the region: the report ranked by time, and an option with a time beats one without
+    timed = (mine is not None and theirs is not None and mine.hourly_total is None and theirs.hourly_total is None
+             and mine.time.wall_hours is None and theirs.time.wall_hours is not None)
+    if (cheaper or timed) and best is not None and not quantized and not fp16:
         the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
         the_plan.options.insert(0, best)
         the_plan.chosen = best
         return job, the_plan, report
     positioned = best is not None and best.sharded_off_training and not the_plan.chosen.sharded_off_training
     return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned,
-                                               quantized=quantized)
+                                               quantized=quantized, fp16=fp16)
+
+
+def _lead_with_a_time(the_plan: Plan, report: CostReport) -> None:
+    """No option meets every constraint and none has a price: the fastest option with a time estimate on no more GPUs
+    leads over an option without one (in place), so a "how long" question gets a time."""
+    mine = report.option(the_plan.chosen.instance.type)
+    if mine is None or mine.time.wall_hours is not None or any(o.hourly_total is not None for o in report.options):
+        return
+    timed = [o for o in report.options if o.time.wall_hours is not None and o.total_gpus <= mine.total_gpus]
+    if not timed:
+        return
+    fastest = min(timed, key=lambda o: o.time.wall_hours.mid)
+    best = next((c for c in the_plan.options if c.instance.type == fastest.instance_type
+                 and not c.quantized and not c.fp16_for_bf16), None)
+    if best is not None:
+        the_plan.options.remove(best)
+        the_plan.options.insert(0, best)
+        the_plan.chosen = best
 
 
 def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False,
-                         positioned: bool = False, quantized: bool = False) -> CostReport:
+                         positioned: bool = False, quantized: bool = False, fp16: bool = False) -> CostReport:
     """The cost report's pick cannot be compared on job totals with the planner's: keep the planner's, say why."""
     options = [o.model_copy(update={"marks": [m for m in o.marks if m != "recommended"]
                                     + (["recommended"] if o.instance_type == chosen else [])})
@@ -102,6 +130,11 @@ def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, p
                       "question did not ask for (evaluate accuracy before choosing it)",
                    zh=f"它按你的要求以 16 位权重部署；按作业总价最便宜的 {report.recommended}（约 {total}）只有用 INT8 "
                       "权重量化才放得下，而问题没有要求量化（选用前请评测精度）")
+    elif fp16:
+        why = Text(en=f"it runs the job in BF16; the cheapest option by job total, {report.recommended} (about {total}), "
+                      "has no BF16 and would run it in FP16 with loss scaling, which the question did not choose",
+                   zh=f"它以 BF16 运行此作业；按作业总价最便宜的 {report.recommended}（约 {total}）不支持 BF16，只能用 FP16"
+                      "（需 loss scaling），而问题没有选择 FP16")
     elif positioned:
         why = Text(en=f"it holds the job on a family Alibaba positions for training; the cheapest option with a price, "
                       f"{report.recommended} (about {total}), shards the model over GPUs without NVLink of an "

@@ -251,19 +251,42 @@ def test_a_priced_configuration_of_a_gpu_leads_over_an_unpriced_one_when_the_res
     assert any(o.price_per_hour is None for o in rec.alternatives)
 
 
-def test_a_priced_layout_is_not_added_to_a_stated_count_or_to_training() -> None:
+def _layouts(fields: dict) -> tuple[object, dict[str, set[int]]]:
     from gpu_advisor.plan.defaults import resolve_job
     from gpu_advisor.plan.planner import plan
     from gpu_advisor.validation import workload_from_dict
 
     kb = get_knowledge()
+    job = resolve_job(workload_from_dict(fields), kb.catalog)
+    the_plan = plan(kb.catalog, job.workload, job.region)
+    counts: dict[str, set[int]] = {}
+    for c in the_plan.options:
+        counts.setdefault(c.gpu.id, set()).add(c.total_gpus)
+    return (job, the_plan), counts
+
+
+def test_a_priced_layout_is_not_added_to_a_stated_count_or_to_an_unsharded_training_job() -> None:
     for fields in ({"task": "inference", "model": "Qwen2.5-72B-Instruct", "batch_size_per_gpu": 32, "seq_len": 8192,
                     "num_gpus": 4},
-                   {"task": "llm_finetune", "model": "Qwen2.5-32B", "finetune_method": "qlora", "gpu_preference": "A10"}):
-        job = resolve_job(workload_from_dict(fields), kb.catalog)
-        the_plan = plan(kb.catalog, job.workload, job.region)
-        counts = {c.total_gpus for c in the_plan.options if c.gpu.id == the_plan.options[0].gpu.id}
-        assert len(counts) == 1, (fields, counts)  # one layout per GPU model: the fewest GPUs that hold the job
+                   {"task": "llm_finetune", "model": "Qwen2.5-32B", "finetune_method": "qlora", "gpu_preference": "A10",
+                    "num_gpus": 2}):
+        _, counts = _layouts(fields)
+        assert all(len(n) == 1 for n in counts.values()), (fields, counts)  # one layout per GPU: the fewest that hold it
+    # a training job one card holds unsharded: no wider layout of that card (more GPUs would be data parallelism)
+    _, counts = _layouts({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora"})
+    assert counts["AMPERE-80GB"] == {1}
+
+
+def test_a_sharded_training_job_gets_a_priced_layout_whose_time_counts_the_sharding_traffic() -> None:
+    from gpu_advisor.costing.timing import estimate_time
+
+    (job, the_plan), counts = _layouts({"task": "llm_finetune", "model": "Qwen2.5-32B", "finetune_method": "qlora",
+                                        "gpu_preference": "A10"})
+    a10 = [c for c in the_plan.options if c.gpu.id == "A10"]
+    assert len(counts["A10"]) == 2 and any(c.price is None for c in a10) and any(c.price is not None for c in a10)
+    wider = max(a10, key=lambda c: c.total_gpus)
+    assert wider.price is not None and wider.variant.workload.distributed.value == "zero3"
+    assert any(n.code == "time_shard_traffic" for n in estimate_time(wider, job).notes)
 
 
 # --- llama33-70b-awq-2xl20: a stated GPU count that cannot hold the job -----------------------------------------

@@ -39,7 +39,8 @@ def test_preferred_gpu_leads_when_it_holds_the_job():
 
 
 def test_preferred_gpu_that_cannot_hold_the_job_is_explained_not_used():
-    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "full", "num_gpus": 1,
+    # 8B full on one T4 now holds in FP16 with CPU offload (the precision is a default; test_fp16_for_bf16 below)
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 70B", "finetune_method": "full", "num_gpus": 1,
                      "gpu_preference": "T4"}, "en")
     assert rec.instance is None or rec.instance.gpu_id != "T4"
     assert "FIT-PREF-UNMET" in [e.rule_id for e in rec.trace]
@@ -58,3 +59,19 @@ def test_ask_reads_a_catalog_gpu_as_a_preference_and_an_unknown_one_as_a_note():
     parsed = parse_question("用H100训练 Llama 3.1 8B")
     assert "gpu_preference" not in parsed.workload_fields
     assert any(h.kind == "gpu_preference" for h in parsed.hints)
+
+
+def test_a_default_bf16_runs_in_fp16_on_a_gpu_without_bf16_and_the_answer_says_so():
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "qlora", "seq_len": 1024,
+                     "gpu_preference": "T4"}, "en")
+    assert rec.instance.gpu_id == "T4"  # was: rejected for no BF16 although the user never asked for BF16
+    assert "no BF16" in rec.lead[0].en and "fp16_amp" in rec.lead[0].en
+    assert not rec.instance.mitigations  # fp16 for a defaulted bf16 is not an AMP mitigation
+    # an explicit bf16 is the user's: the T4 is then rejected for it
+    stated = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "qlora", "seq_len": 1024,
+                        "precision": "bf16", "gpu_preference": "T4"}, "en")
+    assert stated.instance.gpu_id != "T4" and any("BF16" in r.en and "T4" in r.en for r in stated.rejected)
+    # unasked, a GPU without BF16 never displaces one with it, even when its total is lower
+    free = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "full",
+                      "region": "ap-southeast-1", "num_gpus": 8}, "en")
+    assert rec.instance is not None and free.instance.gpu_id not in ("T4", "V100-SXM2-16GB", "V100-SXM2-32GB", "P100")

@@ -35,7 +35,8 @@ CASES = [  # rule id, workload, {lang: facts that must appear}, {lang: old claim
      {"en": ["gn8v-tee supports only Alibaba Cloud Linux 3 (kernel 5.10.134-18 or later)"],
       "zh": ["gn8v-tee 只支持 Alibaba Cloud Linux 3（内核 ≥ 5.10.134-18）"]},
      {"en": ["Ubuntu 22.04"], "zh": ["Ubuntu 22.04"]}),
-    ("OS-DRIVER-UNNAMED", {"task": "llm_finetune", "model": "Qwen2.5 72B", "finetune_method": "lora"},
+    ("OS-DRIVER-UNNAMED", {"task": "llm_finetune", "model": "Qwen2.5 72B", "finetune_method": "lora",
+                           "num_gpus": 2},
      {"en": ["GPUSpec", "gn8v-tee supports only Alibaba Cloud Linux 3"], "zh": ["GPUSpec", "内核 ≥ 5.10.134-18"]},
      {"en": ["Ubuntu 22.04"], "zh": ["Ubuntu 22.04"]}),
 ]

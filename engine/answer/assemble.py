@@ -78,14 +78,20 @@ def _text(text: Text, facts: dict[str, Any], shown: dict[str, str] | None = None
     return Text(zh=interpolate(text.zh, facts, shown), en=interpolate(text.en, facts, shown))
 
 
+def _shard_added(planned: Any, asked: Any) -> bool:
+    """The plan shards the model states where the job as asked did not (ZeRO-3 and FSDP shard alike)."""
+    kinds = {getattr(d, "value", d) for d in (planned, asked)}
+    return planned != asked and not kinds <= {"zero3", "fsdp"}
+
+
 def _mitigations(c: Candidate, base: Any) -> list[Text]:
     """The chain's steps this plan actually applies, compared with the job as resolved."""
     w = c.variant.workload
     applied = {
-        STEP_AMP: w.precision != base.precision or w.quantization != base.quantization,
+        STEP_AMP: (w.precision != base.precision and not c.fp16_for_bf16) or w.quantization != base.quantization,
         STEP_CKPT: bool(w.gradient_checkpointing) and not base.gradient_checkpointing,
         STEP_MICROBATCH: c.variant.accum_steps > 1 and c.variant.step >= STEP_MICROBATCH,
-        STEP_SHARD: w.distributed != base.distributed and c.nodes == 1,
+        STEP_SHARD: _shard_added(w.distributed, base.distributed) and c.nodes == 1,
         STEP_MORE_NODES: c.nodes > 1 and c.variant.step >= STEP_MORE_NODES,
         STEP_OFFLOAD: bool(w.cpu_offload) and not base.cpu_offload,
     }
@@ -107,6 +113,13 @@ def _option(c: Candidate, reason: Text, base: Any) -> Option:
 
 
 def _why_not(c: Candidate, best: Candidate, base: Any) -> Text:
+    why = _why_not_reason(c, best, base)
+    if c.fp16_for_bf16 and not best.fp16_for_bf16:  # said beside the reason: it would not run the job in BF16
+        return Text(en=f"fp16, no BF16; {why.en}", zh=f"fp16（不支持 BF16）；{why.zh}")
+    return why
+
+
+def _why_not_reason(c: Candidate, best: Candidate, base: Any) -> Text:
     if c.hourly is None:
         return Text(en="no price in the catalog for this region", zh="目录中没有该地域的价格")
     if c.shortfalls:

@@ -47,6 +47,7 @@ VISION_TASKS = ("semantic_segmentation", "instance_segmentation", "panoptic_segm
                 "image_classification")
 PEFT_OTHER = re.compile(r"p[\s-]*tuning(?:\s*v2)?|prefix[\s-]*tuning|prompt[\s-]*tuning|\bia3\b|adapter[\s-]*tuning",
                         re.IGNORECASE)
+PREFERENCE = re.compile(r"\b(?:dpo|orpo|kto|simpo|ppo|grpo|rlhf)\b|偏好(?:对齐|优化|训练)|强化学习", re.IGNORECASE)
 
 
 def implied_task(pool: str, key: str) -> str | None:
@@ -88,9 +89,7 @@ def extract_names(s: Scanner) -> str | None:
             elif word == "fp8":
                 s.set("precision", "fp8", written, claim=False)
         if field == "model":
-            implied = implied or implied_task(span.pool, span.key)
-        elif "model" not in s.fields:
-            implied = implied or "image_classification"     # a backbone alone: a classifier of that backbone
+            implied = implied_task(span.pool, span.key) or implied  # the model's task, also when a backbone came first
     for u in find_unresolved(s.text, s.taken):
         s.taken.append((u.start, u.end))
         if "model" in s.fields:
@@ -104,6 +103,8 @@ def extract_names(s: Scanner) -> str | None:
             s.fields["_llm_family"] = u.text
         elif u.task:
             implied = implied or u.task
+    if implied is None and "backbone" in s.fields and "model" not in s.fields:
+        implied = "image_classification"  # a backbone alone ("ResNet-50"): a classifier of that backbone
     return implied
 
 
@@ -214,6 +215,13 @@ def extract_kv_dtype(s: Scanner) -> None:
 
 
 def extract_peft_other(s: Scanner) -> None:
+    if m := s.first(PREFERENCE):
+        s.claim(m)
+        s.note_unused(m.group(0), "preference / RL training is sized as supervised fine-tuning of the same model: each "
+                      "pair trains a chosen and a rejected sequence (about twice the tokens) and a frozen reference model "
+                      "runs forward (with LoRA, the base without adapters; full training keeps a second copy of the weights)",
+                      "偏好 / 强化学习训练按同一模型的监督微调估算：每对样本训练 chosen 与 rejected 两条序列（约两倍 token），"
+                      "并需冻结的参考模型做前向（LoRA 时即不带适配器的基座；全参训练要再存一份权重）")
     if m := s.first(PEFT_OTHER):
         s.claim(m)
         s.note_unused(m.group(0), "a parameter-efficient method gpu-advisor has no memory model for (it trains a small "
@@ -258,7 +266,8 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
                       f"按所述模型的任务（{implied}）理解，而不是 {explicit[0]}")
         explicit = None
     task, m = explicit if explicit else (implied, None)
-    if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1):
+    sized_lm = "params_billion" in s.fields and "training_tokens_billion" in s.fields  # "a 350M model on 30B tokens"
+    if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm):
         task = "llm"
     pretrain, finetune = s.first(kw["pretrain"]), s.first(kw["finetune"])
     if task == "llm":

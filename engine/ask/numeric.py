@@ -98,6 +98,11 @@ def gpu_named(s: Scanner, m: re.Match[str]) -> None:
 def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
     def handler(s: Scanner, m: re.Match[str]) -> None:
         what_en, what_zh = ("GPU memory", "显存") if kind == "gpu_memory" else ("host RAM", "内存")
+        if kind == "gpu_memory" and m.groupdict().get("gpu") and "gpu_preference" not in s.fields:
+            # "单卡 A10 24G": the GPU named with its memory is still the GPU the user asked about
+            mem = re.search(r"\d{1,6}\s*(?:gb|g)\b", m.group(0)[m.end("gpu") - m.start():], re.IGNORECASE)
+            gpu = m.group("gpu").upper().replace(" ", "")
+            _prefer(s, m, f"{gpu} {mem.group(0).upper().replace(' ', '')}" if mem else gpu, claim=False)
         s.hint(kind, m, f"'{m.group(0).strip()}' read as {what_en}: the advisor sizes it itself and will compare.",
                f"“{m.group(0).strip()}”理解为{what_zh}：顾问会自行估算并与之比较。")
     return handler
@@ -129,6 +134,13 @@ def per_period(s: Scanner, m: re.Match[str]) -> None:
         s.hint("budget_period", m, f"A budget per {'day' if hours == 24 else 'month'} read as an hourly cap "
                f"(÷{hours} hours of running).", f"按{'天' if hours == 24 else '月'}的预算换算为每小时上限（÷{hours} 小时）。",
                claim=False)
+
+
+def _by_tomorrow(s: Scanner, m: re.Match[str]) -> None:
+    """"by tomorrow" / "明天之前完成": a 24-hour deadline, said back in a hint."""
+    s.set("deadline_hours", 24.0, m)
+    s.hint("deadline", m, f"'{m.group(0).strip()}' read as a 24-hour deadline.", f"“{m.group(0).strip()}”按 24 小时期限理解。",
+           claim=False)
 
 
 def deadline(s: Scanner, m: re.Match[str]) -> None:
@@ -243,7 +255,10 @@ def gpus_nodes(s: Scanner, m: re.Match[str]) -> None:
         s.set("num_nodes", int(nodes), m, claim=False)
         s.set("num_gpus", int(nodes * per), m)
         if m.groupdict().get("gpu"):
-            _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=False)
+            gpu = m.group("gpu").upper().replace(" ", "")
+            if m.groupdict().get("mem"):  # "2 nodes of 8x A100 80GB": the card's memory, not a dataset size
+                gpu = f"{gpu} {m.group('mem').strip(' -').upper()}"
+            _prefer(s, m, gpu, claim=False)
 
 
 def nodes_total(s: Scanner, m: re.Match[str]) -> None:
@@ -325,7 +340,7 @@ def _workers(s: Scanner, m: re.Match[str]) -> None:
 
 EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], None]]] = [
     (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
-    (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()})", gpus_nodes),
+    (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?)", gpus_nodes),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
@@ -355,6 +370,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # deadline: "3天内", "48小时内", "within 48 hours", "一周之内", "deadline 2 days"
     (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:能|可以|能否|可否|要|需要)?\s*(?:之内|以内|内|完成|跑完|训完|训练完|搞定)", deadline),
     (lambda: rf"(?:within|in|under|by|less than|deadline(?: of)?:?|期限)\s*(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])", deadline),
+    (lambda: r"\bby tomorrow\b|\bovernight\b|明天(?:之前|前|早上前)?(?:要|得|必须)?(?:完成|训完|跑完|出结果)|明早(?:之前|前)", _by_tomorrow),
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
     (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
@@ -372,6 +388,9 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # parameters: "70亿参数", "350M parameters", "7B"
     (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),
     (lambda: rf"{N}\s*(?P<unit>b|billion)\b(?!\s*tokens?)", params),
+    # "a 350M GPT", "125M-parameter LLM": millions of parameters named by the model word that follows
+    (lambda: rf"{N}\s*(?P<unit>m|million)\b\s*-?\s*(?:param(?:eter)?s?\s*)?(?:gpt|llm|language[\s-]+model|lm\b|"
+             r"transformer|decoder|llama|model|模型|语言模型)", _params_cn),
     # dataset size on disk
     (lambda: r"(?<![\w.])(?P<num>\d{1,12}(?:\.\d{1,6})?)\s*(?P<unit>tb|t|gb|g|mb|pb)\b", dataset_size),
     # batch (before image counts: "每张卡 2 张图")
@@ -388,15 +407,15 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # GPUs without a model name
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个)?\s*(?:gpu卡|显卡|gpus?|卡|cards?)(?![a-z])(?!\s*(?:显存|内存))", int_field("num_gpus")),
-    (lambda: r"(?P<word>单|双)\s*(?:卡|gpu)", _gpus_word),
+    (lambda: r"(?P<word>单|双)\s*(?:张|块)?\s*(?:卡|gpu|显卡|(?=(?:nvidia\s*)?" + _gpus_pattern() + r"))", _gpus_word),
     # request rates ("每秒 200 张", "200 张/秒", "200 QPS", "200 images/s"): before the counts of images
     (lambda: rf"每秒(?:钟)?\s*{NM}\s*(?:张|个|次|条|路)?\s*(?:图片|图像|照片|请求|查询|调用)?", request_rate),
     (lambda: rf"{NM}\s*(?:张|个|次|条)?\s*(?:图片|图像|照片|请求|查询|调用)?\s*(?:/|每)\s*(?:秒|s\b|sec\b|second\b)", request_rate),
     (lambda: rf"(?:\bqps|\brps|每秒请求数|每秒查询数|峰值\s*qps)\s*(?:大概|约|为|是|=|:|达到|峰值|around|about|of)?\s*{NM}", request_rate),
     (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
-    (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
-    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents)\b", int_field("num_samples")),
+    (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
+    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts)\b", int_field("num_samples")),
     (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
     # epochs, classes, LoRA rank, workers, PyTorch, months
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),

@@ -16,7 +16,7 @@ from gpu_advisor.util.i18n import Text
 
 
 # a yes/no question about the job fitting (not "can I use spot?"): GPU words, memory words, "enough", "fit"
-FIT_WORDS = re.compile(r"显存|内存|够|放得下|装得下|跑得动|单卡|一张卡|几张|\bfits?\b|\benough\b|\bmemory\b|\bvram\b",
+FIT_WORDS = re.compile(r"显存|内存|够|放得下|装得下|跑得动|单卡|一张卡|几张|\bfits?\b|\benough\b|\bmemory\b|\bvram\b|\boom\b",
                        re.IGNORECASE)
 
 
@@ -33,15 +33,22 @@ def _preference_kept(rec: Any, preference: str) -> bool:
     return rec.instance is not None and rec.instance.gpu_id in wanted
 
 
+def _asks_oom(parsed: ParsedQuestion) -> bool:
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    pattern = load_lexicon().keywords.get("oom_question")
+    return pattern is not None and pattern.search(parsed.text) is not None
+
+
 def _off_catalog_gpu(parsed: ParsedQuestion) -> str | None:
     """A GPU the question names that the catalog does not sell by that name ("单张 4090 够吗", "one H20"), or None."""
     if "gpu_preference" in parsed.workload_fields:
         return None
     from gpu_advisor.ask.lexicon import load_lexicon
 
-    for h in parsed.hints:
-        if h.kind == "gpu_preference" and (m := load_lexicon().gpus.search(h.matched)):
-            return m.group(0).strip().upper()
+    for hint in parsed.hints:
+        if hint.kind == "gpu_preference" and (m := load_lexicon().gpus.search(hint.matched)):
+            return m.group("gpu").upper().replace(" ", "")
     return None
 
 
@@ -53,9 +60,9 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     off = _off_catalog_gpu(parsed) if line is not None else None
     if line is None or off is None:
         return line
-    return Text(en=f"{off} is not sold under that name in Alibaba Cloud's catalog, so it is not checked; on the catalog's "
-                   f"GPUs: {line.en}",
-                zh=f"阿里云目录中没有以 {off} 名称出售的实例，无法按它核对；按目录中的 GPU：{line.zh}")
+    return Text(en=f"{off} cannot be checked: it is not sold under that name in Alibaba Cloud's catalog. On the "
+                   f"catalog's GPUs: {line.en}",
+                zh=f"无法核对 {off}：阿里云目录中没有以此命名的 GPU。按目录中的 GPU：{line.zh}")
 
 
 def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
@@ -70,7 +77,7 @@ def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
     want_en = " × ".join(x for x in (str(gpus) if gpus else "", preference or "") if x) or "it"
-    want_zh = " × ".join(x for x in (f"{gpus} 张" if gpus else "", preference or "") if x) or "它"
+    want_zh = " ".join(x for x in (f"{gpus} 张" if gpus else "", preference or "") if x) or "它"
     if inst is None:
         return Text(en="No: no GPU instance in the catalog holds this job as asked (see why below).",
                     zh="不行：目录中没有能按所述配置放下此作业的 GPU 实例（原因见下）。")
@@ -78,6 +85,10 @@ def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     what_zh = f"{inst.total_gpus} 张 {inst.gpu_display}" + (f"（{inst.nodes} 台机器）" if inst.nodes > 1 else "")
     kept_gpus = gpus is None or inst.total_gpus == gpus
     kept_model = preference is None or _preference_kept(rec, preference)
+    if not (kept_gpus and kept_model) and _asks_oom(parsed):
+        return Text(en=f"Yes: on {want_en} this job runs out of memory as asked; {what_en} holds it "
+                       f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
+                    zh=f"会：{want_zh} 按所述配置会爆显存；{what_zh} 放得下（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
     if not (kept_gpus and kept_model):
         return Text(en=f"No: {want_en} does not hold this job as asked; {what_en} does "
                        f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
@@ -90,6 +101,12 @@ def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         what_zh += "（张量并行）"
     card = f"about {inst.planned_mem_gib:.1f} GiB per GPU of {inst.gpu_memory_gib:g} GB"
     card_zh = f"每卡约 {inst.planned_mem_gib:.1f} GiB / {inst.gpu_memory_gib:g} GB"
+    if _asks_oom(parsed):  # "will it OOM?": the answer is the other way round
+        if needs:
+            return Text(en=f"Yes, as configured it runs out of memory; it fits only with {', '.join(m.en for m in needs)}: "
+                           f"{what_en}, {card}.",
+                        zh=f"会：按所述配置会爆显存；必须采取{'、'.join(m.zh for m in needs)}才放得下：{what_zh}，{card_zh}。")
+        return Text(en=f"No: {what_en} holds it as asked, {card}.", zh=f"不会：{what_zh} 按所述配置放得下，{card_zh}。")
     if needs:
         return Text(en=f"Yes, but only with {', '.join(m.en for m in needs)}: {what_en}, {card}.",
                     zh=f"可以，但必须采取：{'、'.join(m.zh for m in needs)}：{what_zh}，{card_zh}。")

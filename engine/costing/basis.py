@@ -86,6 +86,54 @@ SCALING_TCP = Scaling(0.50, 0.70, Text(
     en="several instances without RDMA (TCP): 50-70 % scaling efficiency (assumption)",
     zh="多台实例无 RDMA（TCP）：扩展效率 50–70 %（假设）"))
 
+# ZeRO-3 / FSDP parameter traffic (costing/comm.py). Per micro-step every GPU all-gathers the 16-bit parameters for
+# the forward and again for the backward, and reduce-scatters the gradients of the trainable parameters: a ring moves
+# (n-1)/n of each tensor through every GPU's link (Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 7.2.2: "ZeRO-3
+# ... 3 Psi" against 2 Psi for data parallelism; PyTorch FSDP docs: all-gather before forward and backward,
+# reduce-scatter after backward).
+SRC_ZERO_COMM = ("Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 7.2.2 (ZeRO-3: parameter all-gather in forward "
+                 "and backward + gradient reduce-scatter, 3 Psi per step vs 2 Psi for data parallelism)")
+SRC_PCIE = ("PCI-SIG PCIe Base Specification 3.0 / 4.0 / 5.0: 8 / 16 / 32 GT/s per lane, 128b/130b encoding, so x16 "
+            "carries 15.75 / 31.5 / 63 GB/s per direction (NVIDIA datasheets state 32 / 64 / 128 GB/s bidirectional)")
+SRC_NCCL_PCIE = ("NVIDIA/nccl issue #1639 (2025-03-14): 8 x PCIe Gen5 GPUs reach 28 GB/s all-reduce bus bandwidth "
+                 "(44 % of 63 GB/s); NCCL maintainer: 'On PCI systems, the performance you get is usually determined by "
+                 "the bandwidth your CPU and memory can deliver'")
+# PCIe generation by GPU architecture (x16 host interface in every NVIDIA datasheet the catalog cites:
+# P100/V100/T4 Gen3, A10/A30/A100/L20/Ada Gen4, H100/H20/Blackwell Gen5); GB/s per direction.
+PCIE_GB_S_BY_ARCH = {"Pascal": 15.75, "Volta": 15.75, "Turing": 15.75, "Ampere": 31.5, "Ada Lovelace": 31.5,
+                     "Hopper": 63.0, "Blackwell": 63.0}
+
+
+@dataclass(frozen=True, eq=False)
+class LinkEfficiency:
+    low: float
+    high: float
+    why: Text
+    sources: tuple[str, ...] = ()
+
+
+LINK_PCIE = LinkEfficiency(0.40, 0.75, Text(
+    en="share of the PCIe x16 per-direction rate that a ring collective reaches between GPUs without NVLink: 40-75 % "
+       "(assumption; 8 x Gen5 GPUs measured 44 %, limited by the CPU root complex and memory)",
+    zh="无 NVLink 时环形集合通信在 GPU 间能达到的 PCIe x16 单向速率比例：40–75 %（假设；8 卡 Gen5 实测 44 %，受 CPU 根复合体与内存带宽限制）"),
+    (SRC_PCIE, SRC_NCCL_PCIE))
+LINK_NVLINK = LinkEfficiency(0.60, 0.85, Text(
+    en="share of the NVLink per-direction bandwidth (half the datasheet's total) a ring collective reaches: 60-85 % "
+       "(assumption)",
+    zh="环形集合通信能达到的 NVLink 单向带宽（数据手册总带宽的一半）比例：60–85 %（假设）"))
+# NVLink of unstated bandwidth: the lowest NVLink figure the catalog states for a GPU of the same architecture
+# (gpus.yaml: Ampere A30 200 GB/s, NVIDIA A30 datasheet; Volta V100 SXM2 300 GB/s), else the PCIe rate.
+NVLINK_GB_S_LOW_BY_ARCH = {"Ampere": 200.0, "Volta": 300.0}
+LINK_NVLINK_UNSTATED = LinkEfficiency(0.60, float("inf"), Text(
+    en="Alibaba states NVLink but no bandwidth: the slow end takes the lowest NVLink figure the catalog states for "
+       "this architecture (per direction, at 60 %), the fast end no exposed traffic",
+    zh="阿里云只说明有 NVLink、未给带宽：慢端按目录中同架构 GPU 的最低 NVLink 数值（单向，按 60 %）计，快端按通信完全不暴露计"),
+    ("NVIDIA A30 / V100 datasheets, as recorded in knowledge/catalog/gpus.yaml",))
+LINK_NETWORK = LinkEfficiency(0.70, 0.90, Text(
+    en="share of the instance's RDMA (or, without a stated RDMA figure, network) bandwidth a ring collective across "
+       "instances reaches: 70-90 % (assumption)",
+    zh="跨实例环形集合通信能达到的实例 RDMA（未给出 RDMA 数值时为网络）带宽比例：70–90 %（假设）"))
+
 # LoRA / QLoRA: forward 2N + input gradients 2N, no weight gradients for the frozen base (adapters are negligible).
 LORA_FLOPS_FACTOR = 4 / 6
 

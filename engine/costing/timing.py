@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.costing import basis
+from gpu_advisor.costing.comm import Traffic, sharding_traffic
 from gpu_advisor.costing.models import Range, TimeEstimate
 from gpu_advisor.util.i18n import Note, Text, note
 from gpu_advisor.plan.ladder import STEP_CKPT, TIME_FACTOR
@@ -122,14 +123,79 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
                         precision=precision)
     recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
     lora, lora_notes = lora_factor(candidate.estimate, w)
-    flops = candidate.estimate.train_flops_per_sample * lora * samples * epochs * recompute
+    flops = candidate.estimate.train_flops_per_sample * lora * samples * epochs * recompute * token_share(job, w)
     util = utilisation_for(family, w)
     scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
     gpus = candidate.total_gpus
     fastest = flops / (peak.high * 1e12 * util.high * gpus * scale.high) / 3600
     slowest = flops / (peak.low * 1e12 * util.low * gpus * scale.low) / 3600
+    traffic = sharding_traffic(candidate)
+    comm_notes: list[Note] = []
+    if traffic is not None:
+        micro = _traffic_micro_batch(candidate, job)
+        steps = samples * epochs / (gpus * micro)
+        comm_fast, comm_slow = (s * steps / 3600 for s in traffic.seconds())
+        comm_notes.append(_traffic_note(traffic, gpus, steps, (fastest, slowest), (comm_fast, comm_slow), micro,
+                                        max(1, w.batch_size_per_gpu or 1)))
+        fastest, slowest = max(fastest, comm_fast), slowest + comm_slow  # full overlap .. none
     wall = Range(low=fastest, high=slowest)
     return TimeEstimate(total_pflop=flops / 1e15, precision=precision, peak_tflops=peak,
                         utilisation=_band(util.low, util.high),
                         scaling=_band(scale.low, scale.high), recompute_factor=recompute,
-                        gpu_hours=wall.scale(gpus), wall_hours=wall, notes=notes + peak_notes + lora_notes)
+                        gpu_hours=wall.scale(gpus), wall_hours=wall,
+                        notes=notes + peak_notes + lora_notes + comm_notes)
+
+
+MAX_TRAFFIC_MICRO_BATCH = 64
+
+
+def _traffic_micro_batch(candidate: Any, job: Any) -> int:
+    """Samples per micro-step the sharding traffic is counted over: the plan's micro-batch, or, when the user gave no
+    batch, the largest that fits the card beside the sharded states (ZeRO-3 / FSDP gather the parameters once per
+    micro-step, so a larger micro-batch with fewer accumulation steps moves less per sample). Activations and the
+    transient buffers grow linearly with the micro-batch; the rest of the estimate does not."""
+    planned = max(1, candidate.variant.workload.batch_size_per_gpu or 1)
+    if getattr(job.original, "batch_size_per_gpu", None) is not None:
+        return planned
+    from gpu_advisor.plan.planner import upper_gib  # the planner's margin (imported late: the planner is heavier)
+
+    breakdown = candidate.estimate.breakdown
+    per_sample = (breakdown.get("activations", 0.0) + breakdown.get("transient", 0.0)) / planned
+    room = 0.95 * (candidate.gpu.memory_gb or 0.0) - upper_gib(candidate.estimate)
+    if per_sample <= 0 or room <= 0:
+        return planned
+    return int(min(MAX_TRAFFIC_MICRO_BATCH, planned + room // per_sample))
+
+
+def token_share(job: Any, w: Any) -> float:
+    """Mean tokens per sample over seq_len when the job knows its samples are shorter (the default dataset), else 1."""
+    tokens = getattr(job, "sample_tokens", None)
+    if not tokens or not w.seq_len:
+        return 1.0
+    return min(1.0, tokens / w.seq_len)
+
+
+def _gb_s(t: Traffic) -> str:
+    return f"{t.link_low:.0f}-{t.link_high:.0f} GB/s" if t.link_high != float("inf") else f">= {t.link_low:.0f} GB/s"
+
+
+def _traffic_note(t: Traffic, gpus: int, steps: float, compute: tuple[float, float], comm: tuple[float, float],
+                  micro: int, planned: int) -> Note:
+    per_step = t.bytes_per_step / 1e9
+    micro_en = micro_zh = ""
+    if micro != planned:
+        micro_en = (f" Counted at a micro-batch of {micro}, the largest that fits beside the sharded states (batch not "
+                    f"given; at {planned} the traffic is {micro / planned:.0f}x larger).")
+        micro_zh = f"按能放下的最大微批 {micro} 计（未给出 batch；按 {planned} 计通信量为 {micro / planned:.0f} 倍）。"
+    return note(
+        "time_shard_traffic",
+        f"ZeRO-3 / FSDP over {gpus} GPUs: every micro-step all-gathers the parameters twice and reduce-scatters the "
+        f"trainable gradients, {per_step:.1f} GB through each GPU's link ({t.link}, {_gb_s(t)} effective: "
+        f"{t.efficiency.why.en}); over {steps:,.0f} micro-steps that is {comm[0]:.1f}-{comm[1]:.1f} h "
+        f"against {compute[0]:.1f}-{compute[1]:.1f} h of compute, so the time is taken between full overlap and none "
+        f"({basis.SRC_ZERO_COMM}).{micro_en}",
+        f"ZeRO-3 / FSDP 分片到 {gpus} 张卡：每个微步要两次 all-gather 参数、一次 reduce-scatter 可训练梯度，每卡链路"
+        f"（{t.link}，有效 {_gb_s(t)}：{t.efficiency.why.zh}）收发 {per_step:.1f} GB；"
+        f"{steps:,.0f} 个微步共 {comm[0]:.1f}–{comm[1]:.1f} 小时通信，计算 {compute[0]:.1f}–{compute[1]:.1f} 小时，"
+        f"时间取完全重叠到完全不重叠之间（{basis.SRC_ZERO_COMM}）。{micro_zh}",
+        "distributed", round(per_step, 2))

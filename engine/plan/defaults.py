@@ -44,6 +44,8 @@ class Job:
     assumptions: list[Note] = field(default_factory=list)
     # memory estimates by workload, shared by the planner's chain walk and the fact savings (filled in place)
     memo: dict[Workload, MemoryEstimate] = field(default_factory=dict, repr=False)
+    # mean tokens per sample when known to be fewer than seq_len (the default dataset): the time counts these
+    sample_tokens: float | None = None
 
     @property
     def cpu_only(self) -> bool:
@@ -252,5 +254,31 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
                           "assumed no, so spot instances are not recommended.",
                           "未说明作业能否从检查点恢复：按不能处理，因此不推荐抢占式实例。", "interruptible", False))
     # the resolved workload states the settings the estimate filled in, so its estimate has the same figures
+    tokens, token_notes = _sample_tokens(resolved, size_notes)
+    notes.extend(token_notes)
     host = estimate_host(resolved, max(1, resolved.num_gpus or 1), memory)
-    return Job(w, resolved, region, memory, host, notes, memo={w: memory, resolved: memory})
+    return Job(w, resolved, region, memory, host, notes, memo={w: memory, resolved: memory}, sample_tokens=tokens)
+
+
+def _sample_tokens(w: Workload, size_notes: list[Note]) -> tuple[float | None, list[Note]]:
+    """Tokens per sample the time counts for a fine-tuned language model, said as an assumption: the default
+    dataset's mean (unpacked, padded to the longest in the micro-batch: HF Trainer, LLaMA-Factory SFT and the Alpaca
+    recipe), or, for the user's samples, seq_len each (an upper bound: packed or padded to seq_len)."""
+    if w.task != Task.llm_finetune or not w.seq_len:
+        return None, []
+    d = _datasets().get(w.task.value, {})
+    if any(n.code == "default_dataset" for n in size_notes) and d.get("mean_tokens"):  # source: datasets.yaml mean_tokens_source
+        mean = min(float(d["mean_tokens"]), float(w.seq_len))
+        return mean, [note(
+            "sample_tokens", f"Time counts about {mean:.0f} tokens per {d['name']} example ({d['mean_tokens_basis_en']}), "
+            f"not seq_len = {w.seq_len}: samples are not packed (the HF Trainer / LLaMA-Factory SFT default); packing "
+            f"them into {w.seq_len}-token sequences would take about {w.seq_len / mean:.0f}x fewer steps.",
+            f"时间按每条 {d['name']} 样本约 {mean:.0f} 个 token 计（{d['mean_tokens_basis_zh']}），而不是 seq_len = {w.seq_len}："
+            f"样本不打包（HF Trainer / LLaMA-Factory SFT 的默认）；打包成 {w.seq_len} token 的序列可少约 {w.seq_len / mean:.0f} 倍步数。", "num_samples", round(mean))]
+    if any(n.code in ("samples_from_size", "samples_from_tokens") for n in size_notes):
+        return None, []
+    return None, [note(
+        "sample_tokens", f"Time counts each sample as seq_len = {w.seq_len} tokens (packed, or padded to seq_len): an "
+        f"upper bound; samples that average fewer tokens, unpacked, take proportionally less compute.",
+        f"时间按每条样本 seq_len = {w.seq_len} 个 token 计（打包或填充到 seq_len）：这是上限；平均更短且不打包的样本，"
+        f"计算量按比例减少。", "seq_len", w.seq_len)]

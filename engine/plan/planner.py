@@ -9,7 +9,7 @@ region come after priced ones. Every rejected GPU is kept with its reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from gpu_advisor.kb.catalog import GPU, Catalog, InstanceType, Price
@@ -17,7 +17,7 @@ from gpu_advisor.util.i18n import Text
 from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_MORE_NODES, STEP_OFFLOAD, STEP_SHARD, TIME_FACTOR, Copies, Step, Variant, inference_steps, training_steps
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.plan.preference import resolve_gpu_preference
-from gpu_advisor.workload import Task, Workload
+from gpu_advisor.workload import Precision, Task, Workload
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
 EXCLUDED_STATUS = ("not_recommended", "preview", "unverified")
@@ -46,6 +46,8 @@ class Candidate:
     # serving (_priced_layout): (GPUs, GiB per GPU, instance type) of the fewest-GPU layout that holds the job but has
     # no price in the region, when this priced candidate uses more GPUs of the same model instead
     fewer: tuple[int, float, str] | None = None
+    fp16_for_bf16: bool = False  # a GPU without BF16, sized and timed in FP16 because the precision was not given
+    priced_from: int = 0  # _priced_layout: GPUs memory alone needs, when no type of that many has a price here
 
     @property
     def price_per_hour(self) -> float | None:
@@ -93,11 +95,12 @@ class Candidate:
         cost), a plan that holds the job at the planning (upper) estimate before one that holds it only at the central
         estimate (the answer then says first that it is tight); then by effective hourly cost. A plan that quantizes
         weights the question did not ask to quantize serves another model's numerics: like offload, it ranks after
-        every plan that serves the job as asked."""
+        every plan that serves the job as asked; a GPU without BF16 that runs a defaulted BF16 job in FP16 comes after
+        every GPU that runs it in BF16 (it leads only when asked for or when nothing else holds the job)."""
         hourly = self.hourly
         effective = hourly * TIME_FACTOR[self.variant.step] if hourly is not None else float("inf")
         return (self.hard_shortfall, self.misses_deadline, self.variant.step == STEP_OFFLOAD, self.quantized,
-                self.sharded_off_training,
+                self.fp16_for_bf16, self.sharded_off_training,
                 hourly is None, self.tight,
                 effective,
                 len(self.shortfalls), self.variant.step, self.total_gpus, -self.gpu.memory_gb)
@@ -319,11 +322,13 @@ def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], 
     """When no type of the fewest GPUs that hold the job has a price in the region: the same plan on more GPUs of this
     model in one instance (a later step of the chain that changes nothing but the GPU count and its sharding), at the
     fewest GPUs a priced type carries. Only its priced candidates are returned: they give the answer a job total that
-    an unpriced option cannot (the ranking puts them first when the rest is equal). Not when the user fixed the count,
-    and for serving only: tensor parallelism over more GPUs changes neither the model nor the result, while a training
-    job on more GPUs shards its states further over the links (scaleout.py adds GPUs to training for a deadline)."""
-    if not prices or w.task != Task.inference or _stated_gpus(w, max_per_node) is not None:
+    an unpriced option cannot (the ranking puts them first when the rest is equal). Not when the user fixed the count.
+    Serving: tensor parallelism over more GPUs changes neither the model nor the result. Training: the same sharded
+    plan over more GPUs of the instance; its time counts the traffic of sharding over them (costing/comm.py)."""
+    if not prices or _stated_gpus(w, max_per_node) is not None:
         return []
+    if w.task != Task.inference and found.step < STEP_SHARD:
+        return []  # a training job that fits unsharded: more GPUs would be data parallelism, a deadline's choice
     reset = {"num_gpus": found.workload.num_gpus, "distributed": found.workload.distributed}
     for step in _chain(w, gpu, max_per_node, chains):
         if step.gpus <= found.gpus or step.gpus > max_per_node or not tp_ok(step.gpus):
@@ -336,8 +341,11 @@ def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], 
         estimate = _step_estimate(w, step, memo, chains)[1]
         if not _fits(estimate, gpu, strict=True):
             continue
-        return [c for c in _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
-                if c.price is not None]
+        wider = [c for c in _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
+                 if c.price is not None]
+        for c in wider:
+            c.priced_from = found.gpus
+        return wider
     return []
 
 
@@ -378,37 +386,78 @@ def _precision_gap(w: Workload, gpu: GPU, dense: bool = True) -> Text | None:
     return None
 
 
+FP16_FOR = {Precision.bf16: Precision.fp16_amp, Precision.bf16_amp: Precision.fp16_amp}  # no pure-fp16 training
+
+
+def _fp16_instead(w: Workload, gpu: GPU, precision_given: bool) -> Workload | None:
+    """The job in FP16 on a GPU without BF16 when the BF16 precision was a default, not the user's: FP16 (with loss
+    scaling in AMP) is what such cards train in, e.g. QLoRA's fp16 compute dtype on a T4 or V100."""
+    if precision_given or w.task == Task.inference or w.precision not in FP16_FOR or gpu.supports_bf16:
+        return None
+    if gpu.tflops("fp16") is None:
+        return None
+    return w.model_copy(update={"precision": FP16_FOR[w.precision]})
+
+
+def _two_phases(catalog: Catalog, options: list[Candidate], preferred: frozenset[str], deferred: list[GPU],
+                rejected: list[Rejection], w: Workload) -> Iterator[GPU]:
+    """Every GPU of the catalog; then, of the GPUs deferred meanwhile (no BF16 for a defaulted BF16 job), the ones the
+    user asked for, or all of them when no other GPU holds the job; the others are rejected for BF16 as before."""
+    yield from sorted(catalog.gpus.values(), key=lambda g: g.id)
+    later = list(deferred)
+    wanted = [g for g in later if g.id in preferred] if options else later
+    for gpu in later:
+        if gpu not in wanted:
+            reason = _precision_gap(w, gpu)
+            if reason is not None:
+                rejected.append(Rejection(gpu, reason))
+    yield from wanted
+
+
 def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None,
-         hosts: dict | None = None) -> Plan:
+         hosts: dict | None = None, precision_given: bool = True) -> Plan:
     """``memo`` (workload -> memory estimate) and ``hosts`` ((workload, GPUs per node) -> host estimate) may
-    carry estimates the caller already made; they are filled in place."""
+    carry estimates the caller already made; they are filled in place. ``precision_given`` False: a default BF16 is
+    planned in FP16 on GPUs without BF16 (the answer says so) instead of rejecting them."""
     training = w.task != Task.inference
     options: list[Candidate] = []
     rejected: list[Rejection] = []
     memo = {} if memo is None else memo
     hosts = {} if hosts is None else hosts
     chains = Chains()
+    fp16_chains: dict[Workload, Chains] = {}
+    deferred: list[GPU] = []  # GPUs without BF16 that a defaulted BF16 job could run on in FP16
+    preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()
     usable = _usable_types_by_gpu(catalog, training)
     prices = _prices(catalog, region)
     profile = _estimate(memo, w).profile
     dense = not profile.active_params_billion or profile.active_params_billion >= 0.99 * profile.params_billion
     tp_ok = _tensor_parallel_ok(w, profile)
-    for gpu in sorted(catalog.gpus.values(), key=lambda g: g.id):
+    for gpu in _two_phases(catalog, options, preferred, deferred, rejected, w):
         types, max_per_node = usable.get(gpu.id, ({}, 0))
         if not types or not gpu.memory_gb:
             continue
+        job_w, gpu_chains = w, chains
         unsupported = _precision_gap(w, gpu, dense)
         if unsupported is not None:
-            rejected.append(Rejection(gpu, unsupported))
-            continue
-        found = _first_fit(w, gpu, max_per_node, memo, chains, _placeable(w, types, max_per_node, tp_ok))
+            fp16 = _fp16_instead(w, gpu, precision_given)
+            if fp16 is None:
+                rejected.append(Rejection(gpu, unsupported))
+                continue
+            if gpu not in deferred:
+                deferred.append(gpu)  # planned only when asked for or when no BF16 GPU holds the job (_two_phases)
+                continue
+            job_w, gpu_chains = fp16, fp16_chains.setdefault(fp16, Chains())
+        found = _first_fit(job_w, gpu, max_per_node, memo, gpu_chains, _placeable(job_w, types, max_per_node, tp_ok))
         if found is None:
             rejected.append(Rejection(gpu, Text(
                 en=f"does not fit even after every mitigation ({gpu.memory_gb:g} GB per GPU)",
                 zh=f"即使采取全部显存优化措施仍放不下（每卡 {gpu.memory_gb:g} GB）")))
             continue
         variant, estimate, tight = found
-        cands = _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts, tight)
+        cands = _candidates_for(job_w, gpu, types, max_per_node, variant, estimate, prices, hosts, tight)
+        for c in cands:
+            c.fp16_for_bf16 = job_w is not w
         if not cands:
             nodes, per_node = _layout(variant.gpus, max_per_node, w.num_nodes)
             if per_node not in types:
@@ -427,15 +476,16 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                 zh="需要多台实例，但该 GPU 没有既支持 RDMA 又定位于训练的规格")))
             continue
         if w.task == Task.inference and variant.workload.quantization != w.quantization:
-            cands += _as_asked(w, gpu, types, max_per_node, memo, chains, hosts, prices, tp_ok)
+            cands += _as_asked(job_w, gpu, types, max_per_node, memo, gpu_chains, hosts, prices, tp_ok)
         if not any(c.price is not None for c in cands):
-            priced = _priced_layout(w, gpu, types, max_per_node, variant, prices, memo, chains, hosts, tp_ok)
-            for c in priced:
-                c.fewer = (variant.gpus, estimate.device_total_gib, cands[0].instance.type)
-            cands += priced
+            wider = _priced_layout(job_w, gpu, types, max_per_node, variant, prices, memo, gpu_chains, hosts, tp_ok)
+            for c in wider:
+                c.fp16_for_bf16 = job_w is not w
+                if w.task == Task.inference:
+                    c.fewer = (variant.gpus, estimate.device_total_gib, cands[0].instance.type)
+            cands += wider
         options.extend(cands)
     options.sort(key=Candidate.rank_key)
-    preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()
     if preferred:  # the user's GPU leads when it holds the job; the ranking decides among its types
         options.sort(key=lambda c: c.gpu.id not in preferred)
     return Plan(options[0] if options else None, options, rejected, preferred)

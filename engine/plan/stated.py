@@ -46,7 +46,8 @@ def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
     if the_plan.chosen is not None or (gpus is None and nodes is None):
         return the_plan
     w = job.workload
-    free = plan(catalog, w.model_copy(update={"num_gpus": None, "num_nodes": None}), region, memo=memo, hosts=hosts)
+    free = plan(catalog, w.model_copy(update={"num_gpus": None, "num_nodes": None}), region, memo=memo, hosts=hosts,
+                precision_given=job.original.precision is not None)
     if free.chosen is None:
         return the_plan
     # closest to what was stated: the fewest GPU memory in all that holds the job, after the plans that change the job
@@ -146,3 +147,29 @@ def unpriced_lead_note(the_plan: Plan | None, job: Job) -> Text | None:
            f"price, {priced.instance.type} ({price}), is not preferred because {why.en}.",
         zh=f"{c.instance.type} 排在首位，但目录中没有它在 {job.region} 的价格：有价格的方案 {priced.instance.type}"
            f"（{price}）没有排在前面，因为{why.zh}。")
+
+
+def fp16_note(the_plan: Plan | None, job: Job) -> Text | None:
+    """A line said first when the leading GPU has no BF16 and the default BF16 precision was planned in FP16 on it."""
+    c = the_plan.chosen if the_plan else None
+    if c is None or not c.fp16_for_bf16:
+        return None
+    was, now = job.workload.precision.value, c.variant.workload.precision.value
+    arch = c.gpu.architecture or "its architecture"
+    return Text(en=f"{c.gpu.display_name} has no BF16 ({arch}); the precision was not given, so it is sized and timed in "
+                   f"{now} instead of the default {was} (AMP with loss scaling; set precision to override).",
+                zh=f"{c.gpu.display_name} 不支持 BF16（{arch} 架构）；问题未指定精度，因此在它上面按 {now} 而不是默认的 {was} "
+                   "估算显存与时间（混合精度需配合 loss scaling；可用 precision 指定）。")
+
+
+def priced_wider_note(the_plan: Plan | None, job: Job) -> Text | None:
+    """A line said first when the leading option has more GPUs than memory needs because no type with the fewest
+    GPUs that hold the job has a list price in the region (planner._priced_layout)."""
+    c = the_plan.chosen if the_plan else None
+    if c is None or not c.priced_from or job.workload.task == Task.inference:
+        return None
+    return Text(en=f"Memory alone needs {c.priced_from} × {c.gpu.display_name}, but no type with {c.priced_from} of them "
+                   f"has a list price in {job.region}; the plan uses {c.total_gpus}, the fewest with a price (the time "
+                   "counts the sharding traffic over them).",
+                zh=f"仅按显存需要 {c.priced_from} 张 {c.gpu.display_name}，但 {job.region} 没有 {c.priced_from} 卡规格的目录价格；"
+                   f"方案用有价格的最少卡数 {c.total_gpus} 张（时间已计入分片到这些卡上的通信）。")

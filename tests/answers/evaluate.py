@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 
 CASES_FILE = Path(__file__).with_name("cases.yaml")
-UNDERSTOOD = ("fields", "model", "numbers", "refuse", "hint", "hint_unused", "llm_profile", "says", "not_says")
-SIZED = ("plan_gib", "gpu_gib", "total_gib", "holds", "rdma", "min_gpus", "cpu_only", "replicas")
+UNDERSTOOD = ("fields", "model", "numbers", "refuse", "hint", "hint_unused", "llm_profile", "says", "not_says", "lead")
+SIZED = ("plan_gib", "gpu_gib", "total_gib", "holds", "rdma", "min_gpus", "max_gpus", "cpu_only", "replicas", "hours")
 PRICED = ("priced",)
 CJK = re.compile(r"[\u3400-\u9fff]")
 NUMBER = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*")
@@ -136,6 +136,9 @@ def _understood(res: Result, parsed: Any, rec: Any) -> None:
         said = [u.matched for u in getattr(parsed, "unused", [])]
         res.checks["hint_unused"] = (case["hint_unused"] in said, f"not-used entries {said}")
     res.checks["numbers"] = numbers_accounted(parsed)
+    if "lead" in case:  # the answer's first line (the verdict of a yes/no question) in the question's language
+        first = rec.lead[0].get(parsed.lang) if rec.lead else ""
+        res.checks["lead"] = (re.search(case["lead"], first, re.IGNORECASE) is not None, f"first line: {first[:160]!r}")
     _wording(res, parsed, rec)
 
 
@@ -202,6 +205,14 @@ def _sized(res: Result, rec: Any) -> None:
         res.checks["rdma"] = (inst.nodes > 1 and inst.rdma not in (None, "none"), f"{inst.nodes} node(s), rdma {inst.rdma}")
     if "min_gpus" in case:
         res.checks["min_gpus"] = (inst.total_gpus >= case["min_gpus"], f"{inst.total_gpus} GPUs, want >= {case['min_gpus']}")
+    if "max_gpus" in case:
+        res.checks["max_gpus"] = (inst.total_gpus <= case["max_gpus"], f"{inst.total_gpus} GPUs, want <= {case['max_gpus']}")
+    if "hours" in case:
+        lo, hi = case["hours"]
+        option = rec.cost.option(inst.instance_type) if rec.cost else None
+        wall = option.time.wall_hours if option is not None else None
+        mid = None if wall is None else round(wall.mid, 2)
+        res.checks["hours"] = (mid is not None and lo <= mid <= hi, f"{inst.instance_type}: {mid} h (mid), want {lo}-{hi}")
     if case.get("replicas"):
         text = rec.render("en") if hasattr(rec, "render") else ""
         res.checks["replicas"] = (bool(re.search(r"\b\d+\s+replicas?\b", text)), "a replica count in the answer")
