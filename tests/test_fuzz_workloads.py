@@ -39,6 +39,8 @@ SEG_METHODS = sorted(m.display for m in _MK.methods.values() if m.family.endswit
 DET_METHODS = sorted(m.display for m in _MK.methods.values() if m.family == "detection")
 CLS_METHODS = sorted(m.display for m in _MK.methods.values() if m.family == "classification")
 BACKBONES = sorted(b.display for b in _MK.backbones.values())
+# derived as one network (Ultralytics YOLO: the model YAML is backbone, neck and head): another backbone is refused
+WHOLE_NETWORK = {m.display for m in _MK.methods.values() if m.whole_network}
 
 TEXT_TASKS = {Task.llm_finetune, Task.llm_pretrain, Task.nlp_finetune}
 
@@ -57,10 +59,12 @@ def _models_for(task: Task) -> st.SearchStrategy[dict[str, Any]]:
     if task == Task.preprocessing:
         return none
     methods = {Task.semantic_segmentation: SEG_METHODS, Task.panoptic_segmentation: SEG_METHODS,
-               Task.instance_segmentation: DET_METHODS, Task.object_detection: DET_METHODS,
+               Task.instance_segmentation: [m for m in DET_METHODS if m not in WHOLE_NETWORK],  # YOLO detect: no masks
+               Task.object_detection: DET_METHODS,
                Task.image_classification: CLS_METHODS}[task]
-    named = st.fixed_dictionaries({"model": st.sampled_from(methods)},
-                                  optional={"backbone": st.sampled_from(BACKBONES)})
+    named = st.sampled_from(methods).flatmap(
+        lambda m: st.just({"model": m}) if m in WHOLE_NETWORK
+        else st.fixed_dictionaries({"model": st.just(m)}, optional={"backbone": st.sampled_from(BACKBONES)}))
     return st.one_of(none, named, st.sampled_from(BACKBONES).map(lambda b: {"backbone": b}))
 
 

@@ -133,3 +133,13 @@ def test_dataloader_workers_are_the_trainers() -> None:
     w = Workload(task="object_detection", model="YOLOv8m")
     assert estimate_host(w, 2).vcpu == 2 * (8 + 1)
     assert estimate_host(w.model_copy(update={"data_loader_workers": 2}), 1).vcpu == 3
+
+
+@pytest.mark.parametrize("task", ["instance_segmentation", "semantic_segmentation", "panoptic_segmentation"])
+def test_a_detect_yolo_is_not_sized_for_a_segmentation_task(task):
+    """The -seg models carry a mask head the detect profiles do not: a segmentation job names another model."""
+    from gpu_advisor import WorkloadError, recommend
+
+    with pytest.raises(WorkloadError) as err:
+        recommend({"task": task, "model": "YOLOv8m"})
+    assert err.value.field == "model" and "YOLOv8m-seg" in err.value.message("en")

@@ -29,6 +29,7 @@ CV_TASK_METHOD = {"semantic_segmentation": "upernet", "instance_segmentation": "
 SEG_BACKBONE_METHOD = {"hrnet": "fcn", "mobilenet_v3": "lraspp", "poolformer": "fpn_seg",
                        "mobilenet_v2": "deeplabv3plus", "resnest": "deeplabv3plus"}
 DETECTION_TASKS = {Task.object_detection, Task.instance_segmentation, Task.panoptic_segmentation}
+MASK_TASKS = {Task.instance_segmentation, Task.panoptic_segmentation, Task.semantic_segmentation}
 # Detectron2's own spellings (configs/*/<name>.yaml, MODEL_ZOO.md Name column): no hyphen between R / X and the depth
 # ("R50-FPN", "R_50_FPN", "R101-C4", "R50-DC5", "X101-FPN", "X_101_32x8d_FPN"), config names with "_R_50" /
 # "_X_101_32x8d" and an optional schedule ("mask_rcnn_R_50_FPN_3x", "panoptic_fpn_R_101_3x"). MMDetection writes
@@ -200,6 +201,15 @@ def _resolve_cv(w: Workload, r: Resolved) -> None:
         method = kb.methods[method.detection_variant]
     if w.task in (Task.instance_segmentation, Task.panoptic_segmentation) and method.mask_variant:
         method = kb.methods[method.mask_variant]
+    elif w.task in MASK_TASKS and method.whole_network and method.family == "detection":
+        # a whole-network detect model (Ultralytics YOLO) has a separate -seg model with a mask head, not derived:
+        # sizing the detect network for a segmentation job would answer for another model
+        raise WorkloadError(
+            f"model: {method.display} is the detection model; a {w.task.value} job needs its segmentation version "
+            f"({method.display}-seg), which is not derived. Ask for object_detection, or name a model that is derived for "
+            "segmentation (e.g. Mask R-CNN, SOLOv2, DeepLabV3+).",
+            f"model：{method.display} 是检测模型；{w.task.value} 作业需要它的分割版本（{method.display}-seg），尚未推导。"
+            "请改用 object_detection，或指定已推导的分割模型（如 Mask R-CNN、SOLOv2、DeepLabV3+）。", field="model")
     layout = next((m.group(1).lower() for m in (HEAD_LAYOUT.search(n) for n in (w.backbone, w.model) if n) if m), None)
     if layout in method.head_variants:
         method = kb.methods[method.head_variants[layout]]
