@@ -108,9 +108,10 @@ def main(argv: list[str] | None = None) -> int:
          ">= 300 req/s, 0 errors"),
         ("HTTP server CPU per request; load generator's CPU share",
          f"{http.get('server_cpu_ms_per_request')} ms; {100 * (http.get('client_cpu_share') or 0):.1f}%", ""),
-        ("HTTP server CPU per request / in-process CPU, same call mix",
-         f"{http.get('ratio_server_to_in_process_cpu')}x ({http.get('in_process_cpu_ms_per_call')} ms in process; "
-         f"all CPUs {100 * (http.get('cpu_busy') or 0):.0f}% busy)", "<= 1.3x"),
+        *((f"HTTP server CPU per request / in-process CPU, same call mix, interleaved ({era} client)",
+           f"{e['ratio_server_to_in_process_cpu']}x ({e['server_cpu_ms_per_request']} / "
+           f"{http.get('in_process_cpu_ms_per_call')} ms; CPU got: all CPUs {100 * (e.get('cpu_busy') or 0):.0f}% busy)",
+           "<= 1.3x") for era, e in http.get("eras", {}).items()),
         ("HTTP server PSS, all processes: 1/3 -> end (max)",
          f"{http.get('server_pss_third_mb')} -> {http.get('server_pss_end_mb')} MB ({http.get('server_pss_max_mb')})",
          "bounded"),
