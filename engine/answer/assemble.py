@@ -87,12 +87,15 @@ def _shard_added(planned: Any, asked: Any) -> bool:
 def _mitigations(c: Candidate, base: Any) -> list[Text]:
     """The chain's steps this plan actually applies, compared with the job as resolved."""
     w = c.variant.workload
+    # more machines than the user stated (two stated machines are the user's layout, not a step to take); sharding
+    # over them is said as the multi-node step when that step applies, else as sharding
+    more_nodes = c.nodes > max(1, base.num_nodes or 1) and c.variant.step >= STEP_MORE_NODES
     applied = {
         STEP_AMP: (w.precision != base.precision and not c.fp16_for_bf16) or w.quantization != base.quantization,
         STEP_CKPT: bool(w.gradient_checkpointing) and not base.gradient_checkpointing,
         STEP_MICROBATCH: c.variant.accum_steps > 1 and c.variant.step >= STEP_MICROBATCH,
-        STEP_SHARD: _shard_added(w.distributed, base.distributed) and c.nodes == 1,
-        STEP_MORE_NODES: c.nodes > 1 and c.variant.step >= STEP_MORE_NODES,
+        STEP_SHARD: _shard_added(w.distributed, base.distributed) and not more_nodes,
+        STEP_MORE_NODES: more_nodes,
         STEP_OFFLOAD: bool(w.cpu_offload) and not base.cpu_offload,
     }
     texts = SERVING_STEP_TEXT if w.task == Task.inference else STEP_TEXT
