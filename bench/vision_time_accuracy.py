@@ -1,8 +1,9 @@
 """Vision time-estimate accuracy: predicted vs published training images/s (bench/data/dle_vision_train_throughput.csv).
 
-The rows are NVIDIA/DeepLearningExamples' PyTorch ConvNets "Training performance results" (img/s per GPU count on
-DGX A100 80GB and DGX-1 V100, TF32 / FP32 / mixed precision; batch sizes from ConvNets/configs.yml), each with
-repo + path + commit. Predicted img/s = peak x utilisation x GPUs x scaling / train FLOPs per image, with
+The rows are NVIDIA/DeepLearningExamples' "Training performance results" (img/s per GPU count on DGX A100 80GB and
+DGX-1 V100, TF32 / FP32 / mixed precision): PyTorch ConvNets (batch sizes from ConvNets/configs.yml) and Mask R-CNN
+(R-50-FPN, 12 images per GPU, shorter side 800 / longer at most 1333, scored at 800x1333), each with repo + path +
+commit. Predicted img/s = peak x utilisation x GPUs x scaling / train FLOPs per image, with
 
   * train FLOPs per image from the memory estimator (gpu_advisor.memory.estimate_memory) at the row's resolution,
   * the peak from gpu_advisor.costing.timing.peak_tflops on the catalog GPU (fp32 convolutions: TF32 where the GPU
@@ -42,10 +43,10 @@ def load(path: Path = DEFAULT_CSV) -> list[dict[str, str]]:
 
 
 def _workload(row: dict[str, str]) -> Workload:
-    side = int(row["image_size"])
-    return Workload(task="image_classification", model=row["model"], input_size=(side, side),
-                    batch_size_per_gpu=int(row["batch_per_gpu"]), precision=PRECISION[row["precision"]][0],
-                    num_gpus=int(row["gpus"]))
+    h, _, w = row["image_size"].partition("x")  # "224" (square) or "800x1333"
+    return Workload(task=row["task"], model=row["model"], backbone=row["backbone"] or None,
+                    input_size=(int(h), int(w or h)), batch_size_per_gpu=int(row["batch_per_gpu"]),
+                    precision=PRECISION[row["precision"]][0], num_gpus=int(row["gpus"]))
 
 
 def predict(row: dict[str, str]) -> dict[str, float]:
