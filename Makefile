@@ -44,6 +44,9 @@ bench-memory: $(STAMP)
 	@echo
 	@echo "== Ultralytics YOLO: public GPU_mem training logs (bench/data/ultralytics_gpu_mem.csv) =="
 	$(BIN)/python bench/yolo_memory.py
+	@echo
+	@echo "== vision training time: NVIDIA DeepLearningExamples img/s (bench/data/dle_vision_train_throughput.csv) =="
+	$(BIN)/python bench/vision_time_accuracy.py
 
 bench: bench-memory
 	$(BIN)/python bench/run_all.py

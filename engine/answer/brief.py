@@ -114,8 +114,8 @@ def _misses(rec: Any, lang: str) -> list[str]:
 
 
 def _alternative(option: Any, lang: str) -> dict[str, Any]:
-    why = _why(option, lang)
-    return {**_option(option), "why": why} if why else _option(option)
+    # "why" is always present (null when the reason only restates the price), as in the MCP output schema
+    return {**_option(option), "why": _why(option, lang)}
 
 
 def _total(rec: Any) -> dict[str, Any] | None:

@@ -24,6 +24,8 @@ SRC_GOYAL = "Goyal et al. 2017, Accurate, Large Minibatch SGD, arXiv:1706.02677 
 SRC_HOROVOD = "Sergeev & Del Balso 2018, Horovod, arXiv:1802.05799 (88 % scaling efficiency, 128 GPUs, RDMA)"
 SRC_TF32 = ("PyTorch docs, CUDA semantics, 'TensorFloat-32 (TF32) on Ampere (and later) devices': cuDNN convolutions "
             "use TF32 by default, matmuls do not (torch.backends.cuda.matmul.allow_tf32=False since 1.12)")
+SRC_TF32_MEASURED = ("NVIDIA/DeepLearningExamples resnet50v1.5 README @5843f4e5: 938 img/s TF32 on one A100 "
+                     "= 23 TFLOPS at 24.6 GFLOP per training image, above the 19.5 TFLOPS FP32 peak")
 
 
 # Utilisation and Scaling are named constants: identity is their equality, and a cheap key for the notes cached on them.
@@ -52,16 +54,41 @@ _ENCODER = Utilisation(0.20, 0.45, Text(
 _VISION_TRANSFORMER = Utilisation(0.15, 0.35, Text(
     en="assumption: vision transformers with dense heads at high resolution (15-35 %)",
     zh="假设：高分辨率、带密集预测头的视觉 Transformer，取 15–35 %"))
+SRC_DLE_CONVNETS = ("NVIDIA/DeepLearningExamples PyTorch/Classification/ConvNets resnet50v1.5 and resnext101-32x4d "
+                    "README.md 'Training performance results' @5843f4e5 (recorded in "
+                    "bench/data/dle_vision_train_throughput.csv, checked by bench/vision_time_accuracy.py)")
 _CNN = Utilisation(0.10, 0.30, Text(
-    en="assumption: convolutional networks with data augmentation, normalisation layers and many small kernels use "
-       "a smaller share of Tensor-Core peak than large matmuls (10-30 %)",
-    zh="假设：卷积网络（数据增强、归一化层、大量小卷积核）对 Tensor Core 峰值的利用低于大矩阵乘法，取 10–30 %"))
+    en="share of the Tensor-Core peak: NVIDIA's published ResNet-50 / ResNeXt-101 training rates on one A100 / V100 "
+       "imply 14-24 % (TF32 14-15 %, mixed precision 19-24 %, tuned: DALI, channels-last); data augmentation, "
+       "normalisation layers and small kernels keep convolutions below large matmuls, untuned input pipelines lower "
+       "still, so 10-30 % is assumed",
+    zh="Tensor Core 峰值的利用比例：NVIDIA 公布的 ResNet-50 / ResNeXt-101 单卡 A100 / V100 训练速度约合 14–24 %"
+       "（TF32 14–15 %，混合精度 19–24 %，已调优：DALI、channels-last）；数据增强、归一化层和小卷积核使卷积低于大矩阵乘法，"
+       "未调优的数据流水线更低，故取 10–30 %"), (SRC_DLE_CONVNETS,))
+SRC_DLE_MASKRCNN = ("NVIDIA/DeepLearningExamples PyTorch/Segmentation/MaskRCNN/README.md 'Training performance "
+                    "results' @9a36fc31 (R-50-FPN, 12 images per GPU; recorded in bench/data/dle_vision_train_throughput.csv)")
+_DETECTION = Utilisation(0.06, 0.30, Text(
+    en="share of the Tensor-Core peak: NVIDIA's published Mask R-CNN (R-50-FPN) training rates imply 7-16 % (mixed "
+       "precision on A100 7-8 %: proposal, RoI and NMS work gains nothing from Tensor Cores, so AMP is only 1.04x "
+       "TF32); single-stage detectors are closer to classification networks (14-24 % for ResNet-50 / ResNeXt-101), so "
+       "6-30 % is assumed",
+    zh="Tensor Core 峰值的利用比例：NVIDIA 公布的 Mask R-CNN（R-50-FPN）训练速度约合 7–16 %（A100 混合精度 7–8 %："
+       "候选框、RoI 与 NMS 计算不受益于 Tensor Core，AMP 仅比 TF32 快 1.04 倍）；单阶段检测器更接近分类网络"
+       "（ResNet-50 / ResNeXt-101 为 14–24 %），故取 6–30 %"), (SRC_DLE_MASKRCNN, SRC_DLE_CONVNETS))
+_CNN_FP32 = Utilisation(0.35, 0.60, Text(
+    en="share of the FP32 (CUDA-core, no Tensor Core) peak: NVIDIA's published FP32 ResNet-50 / ResNeXt-101 training "
+       "rates on one V100 imply 44-58 % (cuDNN FP32 convolutions keep the FP32 units busy); untuned stacks reach "
+       "less, so 35-60 % is assumed",
+    zh="FP32（CUDA core，无 Tensor Core）峰值的利用比例：NVIDIA 公布的 V100 单卡 FP32 ResNet-50 / ResNeXt-101 训练速度"
+       "约合 44–58 %（cuDNN 的 FP32 卷积能让 FP32 单元保持忙碌）；未调优的框架更低，故取 35–60 %"), (SRC_DLE_CONVNETS,))
 
 UTILISATION: dict[str, Utilisation] = {
     "llm": _LLM, "llm_qlora": _QLORA, "encoder_nlp": _ENCODER, "transformer_segmentation": _VISION_TRANSFORMER,
-    "cnn_segmentation": _CNN, "detection": _CNN, "classification": _CNN, "prototype": _CNN,
+    "cnn_segmentation": _CNN, "detection": _DETECTION, "classification": _CNN, "prototype": _CNN,
 }
 DEFAULT_UTILISATION = _CNN
+# fp32 convolutions on a GPU without TF32 (V100, T4, P100): the peak is the FP32 CUDA-core rate, not a Tensor-Core one.
+UTILISATION_FP32_CONV = _CNN_FP32
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,14 +18,15 @@ from gpu_advisor.util.i18n import Note, Text, note
 
 def utilisation_note(candidate: Any) -> tuple[Note, tuple[str, ...]]:
     family = candidate.estimate.profile.family
-    return _utilisation_note(family, utilisation_for(family, candidate.variant.workload))
+    return _utilisation_note(family, utilisation_for(family, candidate.variant.workload, candidate.gpu))
 
 
 @lru_cache(maxsize=64)
 def _utilisation_note(family: str, util: basis.Utilisation) -> tuple[Note, tuple[str, ...]]:
     text_en = f"Utilisation (executed FLOPs incl. recompute / dense peak) for {family}: {util.low:.0%}-{util.high:.0%} of dense peak; {util.why.en}."
     text_zh = f"{family} 的算力利用率（实际执行 FLOPs（含重计算）÷ 稠密峰值）：稠密峰值的 {util.low:.0%}–{util.high:.0%}；{util.why.zh}。"
-    return note(f"time_mfu_{family}", text_en, text_zh, "utilisation", [util.low, util.high]), util.sources
+    code = f"time_mfu_{family}_fp32" if util is basis.UTILISATION_FP32_CONV else f"time_mfu_{family}"
+    return note(code, text_en, text_zh, "utilisation", [util.low, util.high]), util.sources
 
 
 def scaling_note(candidate: Any) -> tuple[Note, tuple[str, ...]]:

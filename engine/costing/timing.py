@@ -23,9 +23,13 @@ PRECISION_KEY = {"fp32": "fp32", "fp16_amp": "fp16", "fp16": "fp16", "bf16_amp":
                  "fp8": "fp8"}
 
 
-def utilisation_for(family: str, workload: Any) -> basis.Utilisation:
+def utilisation_for(family: str, workload: Any, gpu: Any = None) -> basis.Utilisation:
+    """The utilisation band; with the GPU, fp32 convolutions on a GPU without TF32 get the FP32 CUDA-core band."""
     if family == "llm" and enum_value(getattr(workload, "finetune_method", None), "full") == "qlora":
         return basis.UTILISATION["llm_qlora"]
+    if (gpu is not None and family in CONV_FAMILIES and enum_value(getattr(workload, "precision", None), "fp32") == "fp32"
+            and gpu.tflops("tf32") is None and gpu.tflops("fp32") is not None):
+        return basis.UTILISATION_FP32_CONV
     return basis.UTILISATION.get(family, basis.DEFAULT_UTILISATION)
 
 
@@ -45,11 +49,14 @@ def peak_tflops(gpu: Any, precision: str, family: str) -> tuple[Range | None, li
         return None, []
     tf32 = gpu.tflops("tf32") if key == "fp32" else None
     if tf32 and family in CONV_FAMILIES:
-        return Range(low=base, high=tf32), [note(
+        return Range(low=tf32, high=tf32), [note(
             "time_tf32", f"fp32 training on {gpu.display_name}: cuDNN runs convolutions in TF32 by default, so the "
-            f"peak is taken as {base:g}-{tf32:g} TFLOPS (FP32 to TF32) ({basis.SRC_TF32}).",
-            f"{gpu.display_name} 上的 fp32 训练：cuDNN 默认以 TF32 执行卷积，峰值按 {base:g}–{tf32:g} TFLOPS"
-            f"（FP32 至 TF32）计（{basis.SRC_TF32}）。", "precision", "fp32")]
+            f"peak is taken as the TF32 {tf32:g} TFLOPS ({basis.SRC_TF32}; measured: {basis.SRC_TF32_MEASURED}); "
+            f"with TF32 disabled (torch.backends.cudnn.allow_tf32=False) the FP32 peak {base:g} TFLOPS applies and "
+            "the job is slower.",
+            f"{gpu.display_name} 上的 fp32 训练：cuDNN 默认以 TF32 执行卷积，峰值按 TF32 {tf32:g} TFLOPS 计"
+            f"（{basis.SRC_TF32}；实测：{basis.SRC_TF32_MEASURED}）；若关闭 TF32（torch.backends.cudnn.allow_tf32=False），"
+            f"按 FP32 峰值 {base:g} TFLOPS 计，作业会更慢。", "precision", "fp32")]
     notes = []
     if tf32:
         notes.append(note("time_fp32", f"fp32 matmuls run at the FP32 peak ({base:g} TFLOPS); enabling TF32 "
@@ -124,7 +131,7 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
     lora, lora_notes = lora_factor(candidate.estimate, w)
     flops = candidate.estimate.train_flops_per_sample * lora * samples * epochs * recompute * token_share(job, w)
-    util = utilisation_for(family, w)
+    util = utilisation_for(family, w, candidate.gpu)
     scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
     gpus = candidate.total_gpus
     fastest = flops / (peak.high * 1e12 * util.high * gpus * scale.high) / 3600
