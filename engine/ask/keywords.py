@@ -73,7 +73,8 @@ def extract_names(s: Scanner) -> str | None:
     """Models and backbones the knowledge base knows (gpu_advisor.ask.vocab), then model-family words it does not
     know (unresolved: said back and refused, never replaced). Returns the task the first model implies."""
     implied: str | None = None
-    for span in find_names(s.text):
+    sized: list[Any] = []          # known names followed by a size of their own: unresolved (vocab.find_names)
+    for span in find_names(s.text, sized):
         s.taken.append((span.start, span.end))
         field = "backbone" if span.pool == "backbones" else "model"
         if field in s.fields:
@@ -90,7 +91,16 @@ def extract_names(s: Scanner) -> str | None:
                 s.set("precision", "fp8", written, claim=False)
         if field == "model":
             implied = implied_task(span.pool, span.key) or implied  # the model's task, also when a backbone came first
-    for u in find_unresolved(s.text, s.taken):
+    for u in [u for u in sized if u.kind == "backbone"]:
+        # "ResNeXt-101 64x8d", "ConvNeXt XL": the backbone as written; `estimate` refuses it naming the closest
+        # backbones it has, never the family's other size
+        s.taken.append((u.start, u.end))
+        if "backbone" in s.fields:
+            s.note_unused(u.text, "a second backbone name; only the first one named is sized", "第二个骨干网络名称；只按第一个估算")
+        else:
+            s.set("backbone", u.text, u.text)
+    sized = [u for u in sized if u.kind != "backbone"]
+    for u in [*sized, *find_unresolved(s.text, [*s.taken, *((u.start, u.end) for u in sized)])]:
         s.taken.append((u.start, u.end))
         if "model" in s.fields:
             s.note_unused(u.text, "a model name the knowledge base does not know, beside a known one",

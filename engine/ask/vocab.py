@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.ask.lexicon import Family, load_lexicon
-from gpu_advisor.kb.models import knowledge, norm, resolve_backbone, resolve_plain_method, resolve_transformer
+from gpu_advisor.kb.models import knowledge, looks_like_llm, norm, resolve_backbone, resolve_plain_method, resolve_transformer
 
 MAX_SPAN = 7            # tokens in one name ("DeepSeek R1 Distill Qwen 32B", "Mask R-CNN R-50-FPN")
 # a token of a name: letters, digits and the joiners names use inside themselves
@@ -36,6 +36,15 @@ OLLAMA_TAG = re.compile(r":\d+(?:\.\d+)?[bm](?![A-Za-z0-9])", re.IGNORECASE)
 VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base", "awq", "gptq", "int4", "int8", "fp8", "gguf"}
 # hub suffixes of quantized builds of the same model: they also state the weight quantization
 QUANT_WORDS = {"awq": "int4", "gptq": "int4", "int4": "int4", "int8": "int8"}
+# a size or version written after a known name, apart from it by a space ("InternLM2.5 20B", "Qwen3-Coder 30B-A3B",
+# "ConvNeXt XL", "ResNeXt-101 64x8d", "HRNet W64", "Swin V2"): the name with that size is another model than the name
+# alone (a bare family name the knowledge base sizes as one of its sizes), so the known name is not taken: the whole
+# is an unresolved name, refused naming the closest known models (or sized generically with its stated size).
+# Counts ("Qwen2.5-7B 1M tokens"), GPU names ("V100") and plain numbers ("8 卡") are not sizes.
+SIZE_AFTER = re.compile(r"(?:\d+(?:\.\d+)?[bm]|\d+x\d+(?:\.\d+)?b|\d+x\d+d|[bwm]\d{1,2}|v\d{1,2}(?:\.\d+)*|x{1,2}l|xlarge|"
+                        r"huge|giant|[a-z]/\d+)", re.IGNORECASE)
+COUNT_WORD = re.compile(r"[\s-]*(?:tokens?|samples?|images?|sentences?|rows?|examples?|words?|pairs?|pictures?|"
+                        r"records?|docs?|documents?|steps?|iter|条|张|个|句|幅|段|篇)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -101,10 +110,24 @@ def _tight(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
     return text[a[1]:b[0]] in ("", "-", "_", "/") or _size_tag(text, text[a[1]:b[0]], b)
 
 
-def find_names(text: str) -> list[NameSpan]:
+def _size_after(text: str, toks: list[tuple[int, int]], k: int) -> int | None:
+    """The last token of a size written at token k, apart from the name before it by one or two spaces (SIZE_AFTER,
+    with the tokens tight-joined to it: "30B-A3B"); None when token k is no such size."""
+    if k >= len(toks) or not 1 <= len(text[toks[k - 1][1]:toks[k][0]]) <= 2 or text[toks[k - 1][1]:toks[k][0]].strip(" "):
+        return None
+    if not SIZE_AFTER.fullmatch(text, toks[k][0], toks[k][1]) or COUNT_WORD.match(text, toks[k][1]):
+        return None
+    end = k
+    while end + 1 < len(toks) and _tight(text, toks[end], toks[end + 1]):
+        end += 1
+    return end
+
+
+def find_names(text: str, sized: list[Unresolved] | None = None) -> list[NameSpan]:
     """Known model / backbone names in text, left to right, longest first, non-overlapping. A name starts and ends
     on word boundaries: "Qwen" inside "Foo-Qwen-7B" is not a name, nor "Qwen2.5-7B" inside "Qwen2.5-7B-Foo" (only
-    hub suffixes such as "-Instruct" may follow)."""
+    hub suffixes such as "-Instruct" may follow). A known name followed by a size of its own ("InternLM2.5 20B",
+    SIZE_AFTER) is not taken: the name with its size goes to ``sized`` as an unresolved name."""
     toks = tokens(text)
     out: list[NameSpan] = []
     i = 0
@@ -146,6 +169,14 @@ def find_names(text: str) -> list[NameSpan]:
         end_tok = j
         while end_tok + 1 <= j_max and text[toks[end_tok + 1][0]:toks[end_tok + 1][1]].lower() in VARIANT_WORDS:
             end_tok += 1
+        size_end = _size_after(text, toks, end_tok + 1)
+        if size_end is not None:
+            if sized is not None:
+                whole = text[toks[i][0]:toks[size_end][1]]
+                kind = "llm" if pool == "transformers" or looks_like_llm(whole) else "backbone" if pool == "backbones" else "vision"
+                sized.append(Unresolved(toks[i][0], toks[size_end][1], whole, kind))
+            i = size_end + 1
+            continue
         out.append(NameSpan(toks[i][0], toks[end_tok][1], surface, pool, key))
         i = end_tok + 1
     return out
@@ -192,7 +223,7 @@ class Unresolved:
     start: int
     end: int
     text: str
-    kind: str            # llm | vision
+    kind: str            # llm | vision | backbone (a known backbone name with another size: find_names)
     task: str | None = None  # the family's task hint (knowledge/ask/lexicon.yaml families: task)
 
 
@@ -229,7 +260,7 @@ def find_unresolved(text: str, taken: list[tuple[int, int]]) -> list[Unresolved]
 
 
 def pool_for(kind: str) -> str:
-    return "transformers" if kind == "llm" else "methods"
+    return "transformers" if kind == "llm" else "backbones" if kind == "backbone" else "methods"
 
 
 def all_names() -> list[tuple[str, str, str]]:

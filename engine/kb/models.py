@@ -488,9 +488,10 @@ def _llm_family_size(name: str) -> tuple[str, str] | None:
 
 def _cv_family_size(name: str) -> tuple[str, str] | None:
     base = name.strip()
-    if "-" not in base:
+    cut = max(base.rfind("-"), base.rfind(" "))   # "ConvNeXt-XL", "ConvNeXt XL"
+    if cut < 0:
         return None
-    family, size = base.rsplit("-", 1)
+    family, size = base[:cut], base[cut + 1:]
     return (norm(family), size.lower()) if norm(family) and size else None
 
 
