@@ -370,6 +370,11 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # deadline: "3天内", "48小时内", "within 48 hours", "一周之内", "deadline 2 days"
     (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:能|可以|能否|可否|要|需要)?\s*(?:之内|以内|内|完成|跑完|训完|训练完|搞定)", deadline),
     (lambda: rf"(?:within|in|under|by|less than|deadline(?: of)?:?|期限)\s*(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])", deadline),
+    # the time the user has: "我有3天时间", "只有两周的时间", "I have 3 days", "we've got 48 hours to finish it"
+    (lambda: rf"(?:有|只有|还有|给|剩|剩下)\s*{NM}\s*{TIME_UNIT}\s*(?:的)?\s*(?:时间|工期)", deadline),
+    (lambda: rf"(?:\bhave|\bhas|\bgot|\bgive|\bgiven)\s+(?:only\s+|just\s+)?(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])\s*(?:to|for|left|until)\b", deadline),
+    # "by tomorrow morning (12 hours)": the hours said in brackets are the deadline, not the 24 of "tomorrow"
+    (lambda: rf"(?:\bby tomorrow(?:\s+(?:morning|noon|evening|night))?|\bovernight|明天(?:早上|上午|中午|晚上)?(?:之前|前)?|明早(?:之前|前)?)\s*[(（]\s*(?:{N}|{EN_N})\s*{TIME_UNIT}\s*[)）]", deadline),
     (lambda: r"\bby tomorrow\b|\bovernight\b|明天(?:之前|前|早上前)?(?:要|得|必须)?(?:完成|训完|跑完|出结果)|明早(?:之前|前)", _by_tomorrow),
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
