@@ -83,6 +83,8 @@ def extract_names(s: Scanner) -> str | None:
             continue
         s.set(field, span.text, span.text)
         s.resolved[field] = (span.pool, span.key)
+        if field == "model" and _task_word(span.text):
+            s.fields["_generic_model"] = True  # "classification": a task word, no name; a real name beside it wins
         written = s.text[span.start:span.end]
         for word in re.findall(r"[A-Za-z0-9]+", written.lower()):
             if word in QUANT_WORDS:
@@ -160,6 +162,9 @@ def extract_region(s: Scanner, lex: Lexicon) -> None:
     if found:
         entry, m = found
         s.set("region", entry.value, m)
+        if entry.extra.get("note_en"):  # a name that covers several regions: the one taken is said back
+            said = m.group(0).strip()
+            s.hint("region", m, entry.extra["note_en"].format(m=said), entry.extra["note_zh"].format(m=said), claim=False)
 
 
 NEGATOR = re.compile(r"(?:\bnot|\bno|\bwithout|\binstead of|\brather than|\bnon|\bnever|\bdon'?t use|不是|不用|不要|无需|不需要|别用|别|非|不做|不走|不采用|不)"
@@ -315,6 +320,11 @@ def _earliest_task(s: Scanner, lex: Lexicon) -> tuple[str, re.Match[str]] | None
 
 
 def _implied_source(s: Scanner) -> str:
+    """The user's words the task was read from: the model, backbone or size they named (never a field name)."""
+    for field in ("model", "backbone", "params_billion"):
+        said = next((u.matched for u in s.understood if u.field == field), None)
+        if said:
+            return said
     return str(s.fields.get("model") or s.fields.get("_llm_match") or "params_billion")
 
 
@@ -345,7 +355,8 @@ def run_keywords(s: Scanner) -> str | None:
 # ("ZetaLM"); it must carry a capital or a digit, so that hyphenated English ("real-time") is not a name
 NAME_SHAPED = re.compile(r"(?<![\w.\-/])(?=[A-Za-z0-9._\-]*[A-Z0-9])[A-Za-z][A-Za-z0-9]*(?:(?:[-_.][A-Za-z0-9]+)+|"
                          r"(?<=[a-z])[A-Z][A-Za-z0-9]*|\d[A-Za-z0-9]*)(?![\w\-])", re.ASCII)
-VISION_WORDS = re.compile(r"图|image|picture|photo|video|视频|检测|分割|分类|detect|segment|classif", re.IGNORECASE)
+# "classification" / "分类" alone is also a text task (BERT sentiment, intent): it does not make a name a vision model
+VISION_WORDS = re.compile(r"图|image|picture|photo|video|视频|检测|分割|detect|segment|(?:图像|图片)分类", re.IGNORECASE)
 
 
 def _vocabulary(lex: Lexicon) -> list[re.Pattern[str]]:
@@ -355,13 +366,21 @@ def _vocabulary(lex: Lexicon) -> list[re.Pattern[str]]:
     return out
 
 
+def _task_word(text: str) -> bool:
+    """The text is a task word of the lexicon in full ("classification", "detector"), not a model's name."""
+    return any(e.pattern.fullmatch(text.strip()) for e in load_lexicon().tasks)
+
+
 def extract_generic_name(s: Scanner, lex: Lexicon) -> None:
     """A name-shaped word that is no known model, family, tool, GPU, region or unit, in a question that names no
     model the knowledge base knows ("serve Zeta-LM (70B)"): it is the model the user means. It is said back as the
     model and refused, or, with the size stated, sized with a generic shape of its own name (parser: unresolved);
     never dropped, so that the answer cannot read as one about another model."""
-    if {"model", "backbone"} & set(s.fields):
+    generic = bool(s.fields.get("_generic_model")) and "backbone" not in s.fields
+    if {"model", "backbone"} & set(s.fields) and not generic:
         return
+    if any(e.pattern.search(s.text) for e in lex.unsupported):
+        return  # "Whisper large-v3": a family without a profile, refused as such (parser._refuse_unsupported)
     candidates = [m for m in NAME_SHAPED.finditer(s.text) if s._free(m.start(), m.end())]
     if not candidates:
         return
@@ -370,12 +389,18 @@ def extract_generic_name(s: Scanner, lex: Lexicon) -> None:
         for v in p.finditer(s.text):
             vocab[v.start():v.end()] = b"\x01" * (v.end() - v.start())
     for m in candidates:
-        if any(vocab[m.start():m.end()]):
+        # a word that starts with a known term ("A100-80G", "vLLM-0.6") is that term; a version or unit inside a
+        # name ("deberta-v3-base", "MyNet-v2") does not make the name a tool
+        if vocab[m.start()] or all(vocab[m.start():m.end()]):
             continue
         from gpu_advisor.ask.vocab import Unresolved
 
         surface = m.group(0)
         kind = "vision" if "params_billion" not in s.fields and VISION_WORDS.search(s.text) else "llm"
+        if generic:  # "deberta-v3-base ... for classification": the name is the model, the task word is not one
+            s.fields.pop("model", None)
+            s.resolved.pop("model", None)
+            s.understood[:] = [u for u in s.understood if u.field != "model"]
         s.claim(m)
         s.set("model", surface, surface)
         s.unresolved.append(Unresolved(m.start(), m.end(), surface, kind))

@@ -166,6 +166,38 @@ def request_rate(s: Scanner, m: re.Match[str]) -> None:
         s.set("requests_per_second", value, m)
 
 
+def video_streams(s: Scanner, m: re.Match[str]) -> None:
+    """"10路视频流", "16 camera streams": a count of streams, a rate only with their frame rate (combine_streams)."""
+    value = _int(m)
+    if value and "_streams" not in s.fields:
+        s.claim(m)
+        s.fields["_streams"] = (value, m.group(0).strip())
+
+
+def frame_rate(s: Scanner, m: re.Match[str]) -> None:
+    value = _num(m)
+    if value and "_fps" not in s.fields:
+        s.claim(m)
+        s.fields["_fps"] = (value, m.group(0).strip())
+
+
+def combine_streams(s: Scanner) -> None:
+    """Streams x frames per second = the images per second the service must take (requests_per_second), said back;
+    either one alone is said back as not used, with what is missing (never dropped)."""
+    streams, fps = s.fields.pop("_streams", None), s.fields.pop("_fps", None)
+    if streams and fps and "requests_per_second" not in s.fields:
+        rate = streams[0] * fps[0]
+        s.set("requests_per_second", rate, f"{streams[1]} × {fps[1]}", claim=False)
+        return
+    if streams:
+        s.note_unused(streams[1], "a number of video streams: give the frames per second each one is processed at "
+                      "(streams × fps = images per second to size the service)",
+                      "视频路数：请说明每路每秒处理多少帧（路数 × 帧率 = 每秒图像数，才能估算服务规模）")
+    if fps and not streams:
+        s.note_unused(fps[1], "a frame rate without the number of streams (streams × fps = images per second)",
+                      "只有帧率、没有路数（路数 × 帧率 = 每秒图像数）")
+
+
 def concurrent_users(s: Scanner, m: re.Match[str]) -> None:
     """"200 concurrent users" / "32并发": requests in flight; for serving also the batch one replica holds."""
     value = _int(m)
@@ -370,6 +402,11 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # deadline: "3天内", "48小时内", "within 48 hours", "一周之内", "deadline 2 days"
     (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:能|可以|能否|可否|要|需要)?\s*(?:之内|以内|内|完成|跑完|训完|训练完|搞定)", deadline),
     (lambda: rf"(?:within|in|under|by|less than|deadline(?: of)?:?|期限)\s*(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])", deadline),
+    # the time the user has: "我有3天时间", "只有两周的时间", "I have 3 days", "we've got 48 hours to finish it"
+    (lambda: rf"(?:有|只有|还有|给|剩|剩下)\s*{NM}\s*{TIME_UNIT}\s*(?:的)?\s*(?:时间|工期)", deadline),
+    (lambda: rf"(?:\bhave|\bhas|\bgot|\bgive|\bgiven)\s+(?:only\s+|just\s+)?(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])\s*(?:to|for|left|until)\b", deadline),
+    # "by tomorrow morning (12 hours)": the hours said in brackets are the deadline, not the 24 of "tomorrow"
+    (lambda: rf"(?:\bby tomorrow(?:\s+(?:morning|noon|evening|night))?|\bovernight|明天(?:早上|上午|中午|晚上)?(?:之前|前)?|明早(?:之前|前)?)\s*[(（]\s*(?:{N}|{EN_N})\s*{TIME_UNIT}\s*[)）]", deadline),
     (lambda: r"\bby tomorrow\b|\bovernight\b|明天(?:之前|前|早上前)?(?:要|得|必须)?(?:完成|训完|跑完|出结果)|明早(?:之前|前)", _by_tomorrow),
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
@@ -406,8 +443,14 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # GPUs without a model name
-    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个)?\s*(?:gpu卡|显卡|gpus?|卡|cards?)(?![a-z])(?!\s*(?:显存|内存))", int_field("num_gpus")),
+    # "do I need a GPU?" asks whether one is needed at all: not a count of one
+    (lambda: rf"(?:{N}|\b(?<!need )(?<!needs )(?<!require )(?<!requires ){EN_N})\s*(?:张|块|个)?\s*(?:gpu卡|显卡|gpus?|卡|cards?)(?![a-z])(?!\s*(?:显存|内存))", int_field("num_gpus")),
     (lambda: r"(?P<word>单|双)\s*(?:张|块)?\s*(?:卡|gpu|显卡|(?=(?:nvidia\s*)?" + _gpus_pattern() + r"))", _gpus_word),
+    # video streams and their frame rate ("10路1080p视频流，每路25帧", "16 camera streams at 25 fps"): a rate together
+    (lambda: rf"{NM}\s*(?:路|个|条)\s*(?=(?:\d{{3,4}}\s*p|[248]\s*k)?\s*(?:的)?\s*(?:高清|实时)?\s*(?:视频|摄像头|监控|rtsp|流))", video_streams),
+    (lambda: rf"(?:{N}|\b{EN_N})\s*(?:(?:live|camera|video|rtsp|cctv|ip[\s-]*camera)\s+)?(?:video\s+)?(?:streams|cameras|feeds|channels)\b", video_streams),
+    (lambda: rf"{N}\s*(?:fps|帧\s*/\s*秒|帧每秒|frames?\s*(?:per|/|a)\s*(?:second|s)\b)", frame_rate),
+    (lambda: rf"每秒\s*{N}\s*帧", frame_rate),
     # request rates ("每秒 200 张", "200 张/秒", "200 QPS", "200 images/s"): before the counts of images
     (lambda: rf"每秒(?:钟)?\s*{NM}\s*(?:张|个|次|条|路)?\s*(?:图片|图像|照片|请求|查询|调用)?", request_rate),
     (lambda: rf"{NM}\s*(?:张|个|次|条)?\s*(?:图片|图像|照片|请求|查询|调用)?\s*(?:/|每)\s*(?:秒|s\b|sec\b|second\b)", request_rate),
@@ -445,3 +488,4 @@ def run_numeric(s: Scanner) -> None:
         for m in list(s.matches(regex)):
             if s._free(m.start(), m.end()):
                 handler(s, m)
+    combine_streams(s)

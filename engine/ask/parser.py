@@ -74,7 +74,8 @@ def _tidy(s: Scanner) -> None:
     if f.get("precision") == "bf16_amp" and f.get("task") in LLM_TASKS + ("inference",) and not MIXED_WORDS.search(s.text):
         _replace(s, "precision", "bf16")   # serving has no mixed precision: "in bf16" is bf16 weights
     if f.get("task") == "image_classification" and "model" not in f and "backbone" in f:
-        s.set("model", f.pop("backbone"), "backbone", claim=False)
+        said = next((u.matched for u in s.understood if u.field == "backbone"), str(f["backbone"]))
+        s.set("model", f.pop("backbone"), said, claim=False)
         s.understood[:] = [u for u in s.understood if u.field != "backbone"]
 
 

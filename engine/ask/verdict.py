@@ -65,6 +65,89 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 zh=f"无法核对 {off}：阿里云目录中没有以此命名的 GPU。按目录中的 GPU：{line.zh}")
 
 
+def _hours(h: float) -> str:
+    return f"{h * 60:.0f} min" if h < 1 else f"{h:.3g} h"
+
+
+def _range(r: Any, fmt: Any) -> str:
+    return fmt(r.low) if abs(r.high - r.low) < 1e-9 else f"{fmt(r.low)}–{fmt(r.high)}"
+
+
+def _money(v: float) -> str:
+    return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
+
+
+def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """The verdict of a yes/no question about a stated budget or deadline ("预算5000元以内…可以吗？", "3天能训完吗？",
+    "每小时不超过20元能跑吗？"): the leading option's list price, job total and wall-clock time against each stated
+    limit, or that it cannot be checked (no price or no time in the catalog) -- never a plain yes on an unchecked limit."""
+    stated = parsed.stated() & {"budget_total", "budget_per_hour", "deadline_hours"}
+    inst = rec.instance
+    if not stated or inst is None:
+        return None
+    fields = parsed.workload_fields
+    cost = getattr(rec, "cost", None)
+    opt = cost.option(inst.instance_type) if cost is not None else None
+    what_en = f"{inst.instance_type} ({inst.total_gpus} × {inst.gpu_display})"
+    what_zh = f"{inst.instance_type}（{inst.total_gpus} 张 {inst.gpu_display}）"
+    ok, bad, unknown = [], [], []  # (en, zh) per limit
+    if "budget_per_hour" in stated:
+        cap = float(fields["budget_per_hour"])
+        hourly = opt.hourly_total if opt is not None else None
+        cur = (opt.currency if opt is not None else None) or inst.currency or "CNY"
+        if hourly is None:
+            unknown.append((f"the catalog has no price for it in this region to check against {cap:g} {cur}/h",
+                            f"目录中没有它在该地域的价格，无法核对每小时 {cap:g} {cur} 的预算"))
+        else:
+            if hourly <= cap:
+                ok.append((f"{hourly:,.2f} {cur}/h, within {cap:g} {cur}/h", f"每小时 {hourly:,.2f} {cur}，在每小时 {cap:g} {cur} 预算内"))
+            else:
+                bad.append((f"{hourly:,.2f} {cur}/h, over {cap:g} {cur}/h", f"每小时 {hourly:,.2f} {cur}，超出每小时 {cap:g} {cur} 预算"))
+    if "budget_total" in stated:
+        cap = float(fields["budget_total"])
+        line = opt.purchase("payg") if opt is not None else None
+        cur = (opt.currency if opt is not None else None) or "CNY"
+        if line is None or line.total is None:
+            unknown.append((f"no job total to check against the {cap:,.0f} {cur} budget (no price or no time)",
+                            f"没有整个作业的总价（缺少价格或时间），无法核对 {cap:,.0f} {cur} 的总预算"))
+        else:
+            r = line.total
+            span = _range(r, _money)
+            if r.high <= cap:
+                ok.append((f"about {span} {cur} pay-as-you-go for the job, within {cap:,.0f} {cur}",
+                           f"按量付费整个作业约 {span} {cur}，在 {cap:,.0f} {cur} 预算内"))
+            elif r.low > cap:
+                bad.append((f"about {span} {cur} pay-as-you-go for the job, over {cap:,.0f} {cur}",
+                            f"按量付费整个作业约 {span} {cur}，超出 {cap:,.0f} {cur} 预算"))
+            else:
+                unknown.append((f"about {span} {cur} for the job: the {cap:,.0f} {cur} budget falls inside the range",
+                                f"整个作业约 {span} {cur}：{cap:,.0f} {cur} 的预算落在估计范围之内"))
+    if "deadline_hours" in stated:
+        cap = float(fields["deadline_hours"])
+        wall = opt.time.wall_hours if opt is not None else None
+        if wall is None:
+            unknown.append((f"no time estimate to check against the {_hours(cap)} deadline",
+                            f"没有时间估算，无法核对 {_hours(cap)} 的期限"))
+        else:
+            span = _range(wall, _hours)
+            if wall.high <= cap:
+                ok.append((f"about {span} wall-clock, within {_hours(cap)}", f"耗时约 {span}，在 {_hours(cap)} 期限内"))
+            elif wall.low > cap:
+                bad.append((f"about {span} wall-clock, more than {_hours(cap)}", f"耗时约 {span}，超过 {_hours(cap)} 期限"))
+            else:
+                unknown.append((f"about {span} wall-clock: the {_hours(cap)} deadline falls inside the range",
+                                f"耗时约 {span}：{_hours(cap)} 的期限落在估计范围之内"))
+    parts = bad + unknown + ok
+    body_en = "; ".join(p[0] for p in parts)
+    body_zh = "；".join(p[1] for p in parts)
+    if bad:
+        return Text(en=f"No: the leading option {what_en} misses a stated limit: {body_en}.",
+                    zh=f"不行：首选方案 {what_zh} 不满足所述限制：{body_zh}。")
+    if unknown:
+        return Text(en=f"Cannot say yes or no: on {what_en}, {body_en}.", zh=f"无法确定：{what_zh}，{body_zh}。")
+    return Text(en=f"Yes: {what_en}, {body_en}.", zh=f"可以：{what_zh}，{body_zh}。")
+
+
 def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if not parsed.yes_no or rec is None:
         return None
@@ -72,7 +155,9 @@ def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     stated = parsed.stated()
     if not (stated & {"num_gpus", "gpu_preference", "num_nodes"} or FIT_WORDS.search(parsed.text)
             or _off_catalog_gpu(parsed)):
-        return None  # the yes/no is about something else (spot, a region, a platform): the answer's rules say it
+        # the yes/no is about a stated budget or deadline, or something else (spot, a region, a platform): the
+        # answer's rules say the latter
+        return _limits_verdict(parsed, rec)
     inst = rec.instance
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
