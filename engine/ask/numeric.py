@@ -21,6 +21,7 @@ EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "thre
 EN_N = r"(?P<word>a|an|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|twenty|thirty|fifty|hundred)"
 CUR = r"(?P<cur>元|块钱|块|rmb|cny|yuan|人民币|usd|美元|美金|dollars?)"
 CUR1 = r"(?P<cur1>¥|\$|￥)?"
+MONEY_WORD = re.compile(r"预算|budget|费用|花费", re.IGNORECASE)
 USD_TO_CNY = 7.2
 HOURS = {"小时": 1, "个小时": 1, "h": 1, "hr": 1, "hrs": 1, "hour": 1, "hours": 1, "天": 24, "日": 24,
          "day": 24, "days": 24, "周": 168, "个星期": 168, "星期": 168, "week": 168, "weeks": 168,
@@ -124,6 +125,8 @@ def money(field: str) -> Callable[[Scanner, re.Match[str]], None]:
 
 def per_period(s: Scanner, m: re.Match[str]) -> None:
     """A monthly or daily budget becomes an hourly cap (720 h a month, 24 h a day), said in a hint."""
+    if not (m.group("cur") or m.group("cur1") or MONEY_WORD.search(m.group(0))):
+        return  # "每天大概5000次对话": a count per day, not money (no currency and no budget word)
     per = m.group("per").lower()
     hours = 24 if any(w in per for w in ("天", "日", "day")) else 720
     before = dict(s.fields)
