@@ -36,7 +36,6 @@ from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
 
 from gpu_advisor.server.warmup import warm_up
 

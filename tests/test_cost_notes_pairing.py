@@ -4,8 +4,6 @@ notes (and left out an option's own) whenever an option without a time estimate 
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from gpu_advisor import recommend

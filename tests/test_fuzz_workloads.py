@@ -17,7 +17,6 @@ import math
 import os
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -188,7 +188,6 @@ def build(family: dict, scale: str) -> tuple[Net, list[T]]:
     sc = family["scales"][scale]
     depth, width = sc[0], sc[1]
     max_ch = sc[2] if len(sc) > 2 else float("inf")
-    head = family["head"]
     net = Net()
     image = T(3, 1)
     outs: list[T] = []

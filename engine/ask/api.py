@@ -7,9 +7,7 @@ from typing import Any
 from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.ask.verdict import verdict
 from gpu_advisor.ask.parser import parse_question, validate_fields
-from gpu_advisor.errors import UnknownModelError, WorkloadError
-from gpu_advisor.util.i18n import Text
-
+from gpu_advisor.errors import UnknownModelError
 
 
 def _recommend(workload: Any, lang: str) -> Any:

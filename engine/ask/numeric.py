@@ -390,7 +390,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{{1,12}})\b", gpu_count_named),
     # GPU memory and host RAM are notes, not fields
     (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
-    (lambda: rf"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{{1,6}}\s*(?:gb|g)\b", memory_note("gpu_memory")),
+    (lambda: r"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g)\b", memory_note("gpu_memory")),
     (lambda: rf"{_gpus_pattern()}\s*-?\s*(?P<mem>\d{{2,3}})\s*(?:gb|g)\b", gpu_named_memory),
     (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g|tb)\b|(?<![\w.])\d{1,6}\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
     (lambda: _gpus_pattern() + r"s?\b", gpu_named),

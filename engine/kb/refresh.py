@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import yaml
 
 from gpu_advisor.util import yamlio
-from gpu_advisor.kb.catalog import Catalog, InstanceType
+from gpu_advisor.kb.catalog import Catalog
 from gpu_advisor.kb.catalog_loader import load_catalog_dir
 from gpu_advisor.costing import public_price
 from gpu_advisor.costing.aliyun import EcsApi, SdkEcsApi, SdkMissing
