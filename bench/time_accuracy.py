@@ -13,13 +13,13 @@ from __future__ import annotations
 import csv
 import math
 import re
-import statistics
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_specs import BENCH_GPUS, UNMAPPED  # noqa: E402
+from ratios import print_summary  # noqa: E402
 
 from gpu_advisor.costing.timing import lora_factor, scaling_for, utilisation_for  # noqa: E402
 from gpu_advisor.plan.ladder import STEP_CKPT, TIME_FACTOR  # noqa: E402
@@ -85,17 +85,7 @@ def main(argv: list[str]) -> int:
         print(f"{row['model'][:15]:<16}{row['method']:<7}{row['gpu_type']:<7}{row['gpus']:>3}{row['seq_len']:>6}"
               f"{ckpt:>5}{published:>11.0f}{low:>10.0f}{mid:>10.0f}{high:>10.0f}{ratio:>9.2f}  {'yes' if hit else 'no ':<9} "
               f"{row['other_settings'][:60]}")
-    if not ratios:
-        print("no rows scored")
-        return 1
-    errors = [abs(math.log(r)) for r in ratios]
-    print(f"\nrows scored: {len(ratios)}; published value inside the predicted range: {inside}/{len(ratios)}")
-    print(f"median ratio predicted(mid)/published: {statistics.median(ratios):.2f}; "
-          f"median |error| of mid: {100 * (math.exp(statistics.median(errors)) - 1):.0f} % (geometric)")
-    print(f"skipped {len(skipped)} rows:")
-    for line in sorted(set(skipped)):
-        print(f"  - {line}")
-    return 0
+    return print_summary(ratios, inside, sorted(set(skipped)))
 
 
 if __name__ == "__main__":

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import csv
 import math
-import statistics
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ratios import print_summary  # noqa: E402
 
 from gpu_advisor.costing.timing import peak_tflops, scaling_for, utilisation_for
 from gpu_advisor.kb.catalog_loader import load_catalog
@@ -93,17 +95,7 @@ def main(argv: list[str]) -> int:
         print(f"{row['model'][:17]:<18}{row['gpu']:<16}{row['gpus']:>3} {row['precision']:<5}{row['batch_per_gpu']:>4}"
               f"{p['gflop']:>7.1f}{p['measured']:>8.0f}{p['low']:>9.0f}{p['mid']:>9.0f}{p['high']:>10.0f}{ratio:>8.2f}  "
               f"{'yes' if hit else 'no ':<9} {p['implied']:.1%} ({p['util_low']:.0%}-{p['util_high']:.0%})")
-    if not ratios:
-        print("no rows scored")
-        return 1
-    errors = [abs(math.log(r)) for r in ratios]
-    print(f"\nrows scored: {len(ratios)}; published value inside the predicted range: {inside}/{len(ratios)}")
-    print(f"median ratio predicted(mid)/published: {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max "
-          f"{max(ratios):.2f}); median |error| of mid: {100 * (math.exp(statistics.median(errors)) - 1):.0f} % (geometric)")
-    print(f"skipped {len(skipped)} rows:")
-    for line in skipped:
-        print(f"  - {line[:160]}")
-    return 0
+    return print_summary(ratios, inside, [line[:160] for line in skipped], extremes=True)
 
 
 if __name__ == "__main__":

@@ -28,13 +28,26 @@ SRC_TF32_MEASURED = ("NVIDIA/DeepLearningExamples resnet50v1.5 README @5843f4e5:
                      "= 23 TFLOPS at 24.6 GFLOP per training image, above the 19.5 TFLOPS FP32 peak")
 
 
-# Utilisation and Scaling are named constants: identity is their equality, and a cheap key for the notes cached on them.
+# A band (low-high share, why, sources). Its instances are named constants: identity is their equality, and a cheap key
+# for the notes cached on them. The kinds below are one shape under three names, so that a signature says which it takes.
 @dataclass(frozen=True, eq=False)
-class Utilisation:
+class Band:
     low: float
     high: float
     why: Text
     sources: tuple[str, ...] = ()
+
+
+class Utilisation(Band):
+    """Share of the dense peak spent on executed FLOPs."""
+
+
+class Scaling(Band):
+    """Multi-GPU scaling efficiency."""
+
+
+class LinkEfficiency(Band):
+    """Share of a link's rate a ring collective reaches."""
 
 
 _LLM = Utilisation(0.30, 0.60, Text(
@@ -91,14 +104,6 @@ DEFAULT_UTILISATION = _CNN
 UTILISATION_FP32_CONV = _CNN_FP32
 
 
-@dataclass(frozen=True, eq=False)
-class Scaling:
-    low: float
-    high: float
-    why: Text
-    sources: tuple[str, ...] = ()
-
-
 SCALING_ONE_GPU = Scaling(1.0, 1.0, Text(en="one GPU: no scaling loss", zh="单卡：无扩展损失"))
 SRC_DLE_SCALING = ("NVIDIA/DeepLearningExamples ConvNets READMEs @5843f4e5 (bench/data/dle_vision_train_throughput.csv): "
                    "8 vs 1 GPU on DGX A100 / DGX-1 (NVLink), ResNet-50 / ResNeXt-101 / SE-ResNeXt-101: 0.82-0.87 "
@@ -134,14 +139,6 @@ SRC_NCCL_PCIE = ("NVIDIA/nccl issue #1639 (2025-03-14): 8 x PCIe Gen5 GPUs reach
 # P100/V100/T4 Gen3, A10/A30/A100/L20/Ada Gen4, H100/H20/Blackwell Gen5); GB/s per direction.
 PCIE_GB_S_BY_ARCH = {"Pascal": 15.75, "Volta": 15.75, "Turing": 15.75, "Ampere": 31.5, "Ada Lovelace": 31.5,
                      "Hopper": 63.0, "Blackwell": 63.0}
-
-
-@dataclass(frozen=True, eq=False)
-class LinkEfficiency:
-    low: float
-    high: float
-    why: Text
-    sources: tuple[str, ...] = ()
 
 
 LINK_PCIE = LinkEfficiency(0.40, 0.75, Text(
