@@ -20,3 +20,17 @@ UNMAPPED = {
     "A10G": "AWS A10G: NVIDIA publishes no A10G datasheet with Tensor-Core figures; not the catalog's A10",
     "NVIDIA L40S": "no tokens/s in these rows",
 }
+
+# Serving bench (bench/serve_throughput_accuracy.py): HBM bandwidth (GB/s), NVLink total (GB/s, both directions; a ring
+# uses half per direction) and dense Tensor-Core peaks (TFLOPS) of the GPUs the published serving rows ran on.
+SERVING_GPUS: dict[str, dict[str, object]] = {
+    "A100-SXM-80GB": {"bw": 2039.0, "nvlink": 600.0, "bf16": 312.0, "fp8": None,
+                      "source": "NVIDIA A100 Tensor Core GPU datasheet: A100 80GB SXM 2,039 GB/s HBM2e, NVLink 600 GB/s, "
+                                "BF16 312 TFLOPS dense"},
+    "H100-SXM-80GB": {"bw": 3350.0, "nvlink": 900.0, "bf16": 989.4, "fp8": 1978.9,
+                      "source": "NVIDIA H100 Tensor Core GPU datasheet, SXM column: 3.35 TB/s, NVLink 900 GB/s, BF16 1,979 "
+                                "and FP8 3,958 TFLOPS with sparsity (half dense)"},
+    "H200-SXM-141GB": {"bw": 4800.0, "nvlink": 900.0, "bf16": 989.4, "fp8": 1978.9,
+                       "source": "NVIDIA H200 Tensor Core GPU datasheet, SXM column: 4.8 TB/s, NVLink 900 GB/s, same "
+                                 "Tensor-Core peaks as H100 SXM"},
+}

@@ -182,6 +182,8 @@ class Workload(BaseModel):
         "Default: the model's usual crop.")
     seq_len: Annotated[int, Field(ge=1, le=MAX_SEQ_LEN)] | None = Field(
         None, description="Sequence length in tokens for language models (prompt + output for inference). Default: 2048 for LLMs, 512 for BERT-class.")
+    output_tokens: Annotated[int, Field(ge=1, le=MAX_SEQ_LEN)] | None = Field(
+        None, description="Serving an LLM: tokens generated per request, part of seq_len (e.g. 500). Sets speed and requests/s. Default: not stated.")
     batch_size_per_gpu: Annotated[int, Field(ge=1, le=4096)] | None = Field(
         None, description="Micro-batch per GPU (images or sequences; concurrent requests for inference). Default: the model's usual one.")
     num_gpus: Annotated[int, Field(ge=1, le=MAX_GPUS)] | None = Field(
@@ -271,7 +273,7 @@ class Workload(BaseModel):
     def _no_nan(cls, value: float | None, info: Any) -> float | None:
         return _finite(value, info.field_name)
 
-    @field_validator("params_billion", "seq_len", "batch_size_per_gpu", "num_gpus", "lora_rank", "num_classes",
+    @field_validator("params_billion", "seq_len", "output_tokens", "batch_size_per_gpu", "num_gpus", "lora_rank", "num_classes",
                      "num_samples", "dataset_size_gb", "epochs", "data_loader_workers", "budget_per_hour", "budget_total",
                      "deadline_hours", "expected_months_of_use", "input_size", mode="before")
     @classmethod
@@ -301,6 +303,9 @@ class Workload(BaseModel):
             raise ValueError(f"expert_parallel ({self.expert_parallel}) must not exceed num_gpus ({self.num_gpus})")
         if self.lora_targets is not None and self.finetune_method == FinetuneMethod.full:
             raise ValueError("lora_targets is set but finetune_method is 'full'; use lora or qlora, or drop lora_targets")
+        if self.output_tokens is not None and self.seq_len is not None and self.output_tokens >= self.seq_len:
+            raise ValueError(f"output_tokens ({self.output_tokens}) must be less than seq_len ({self.seq_len}), which is "
+                             "the prompt plus the output")
         if self.num_nodes is not None and self.num_gpus is not None and self.num_gpus % self.num_nodes:
             raise ValueError(f"num_gpus ({self.num_gpus}) is not a multiple of num_nodes ({self.num_nodes}); give the "
                              "total number of GPUs, e.g. num_nodes 2 and num_gpus 16 for two machines of 8 GPUs")

@@ -225,10 +225,11 @@ def seq_len(s: Scanner, m: re.Match[str]) -> None:
 
 
 def prompt_output(s: Scanner, m: re.Match[str]) -> None:
-    """Serving: the sequence is the prompt plus the output (Workload.seq_len)."""
+    """Serving: the sequence is the prompt plus the output (Workload.seq_len); the output is kept as its own value."""
     a = int(m.group("a")) * (1024 if m.group("ka") else 1)
     b = int(m.group("b")) * (1024 if m.group("kb") else 1)
     s.set("seq_len", a + b, m)
+    s.set("output_tokens", b, m, claim=False)
 
 
 def resolution_pair(s: Scanner, m: re.Match[str]) -> None:

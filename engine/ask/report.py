@@ -46,6 +46,7 @@ FIELD_LABELS = {
     "budget_total": ("Total budget (CNY)", "总预算（元）"), "expected_months_of_use": ("Months of use", "使用月数"),
     "num_nodes": ("Nodes", "机器数"), "training_tokens_billion": ("Training tokens (billions)", "训练 token 数（十亿）"),
     "requests_per_second": ("Requests per second", "每秒请求数"), "concurrent_users": ("Concurrent users", "并发用户数"),
+    "output_tokens": ("Output tokens per request", "每请求输出 token 数"),
 }
 
 

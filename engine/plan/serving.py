@@ -5,7 +5,9 @@ inference FLOPs per request (memory estimator: one image, or one sequence of seq
 the training band of the model family (costing/basis.py, an assumption stated in the answer); an optimised engine
 (TensorRT, ONNX Runtime) usually does better, so the replica count is on the safe side. Replicas = ceil(rate /
 (per-GPU low x GPUs of the configuration)). Decoder LLMs are not sized this way: their decode step is bound by
-memory bandwidth and the output length, which the workload does not state; the answer says so instead.
+memory bandwidth: costing/decode.py gives a replica's decode step, prefill, time per output token and requests/s from
+the GPU's bandwidth and peak, and llm_speed() below says them first in the answer and turns a stated request rate into
+replicas = ceil(rate / (the replica's requests/s at the slow end)).
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from gpu_advisor.costing.decode import DECODE_HBM, MAX_NUM_SEQS, PREFILL_UTIL, Speed, closed_loop, decode_step, replica_of
 from gpu_advisor.costing.timing import peak_tflops, utilisation_for
+from gpu_advisor.memory.core import CUDA_CONTEXT_GIB, GIB
+from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
 from gpu_advisor.util.i18n import Text
 from gpu_advisor.plan.planner import Candidate, Plan
 from gpu_advisor.workload import Task, enum_value
@@ -38,19 +43,11 @@ def size_replicas(the_plan: Plan, job: Job) -> Plan:
     """Every option with the replicas the request rate needs (in place); a lead line says how many and on what."""
     w = job.workload
     rate = w.requests_per_second
+    if w.task == Task.inference and the_plan.options and job.memory.profile.is_llm:
+        return llm_speed(the_plan, job)
     if not rate or w.task != Task.inference or not the_plan.options:
         return the_plan
     if job.memory.profile.is_llm:
-        the_plan.deadline_notes.append(Text(
-            en=f"{rate:g} requests/s: not turned into a replica count for a decoder LLM: each output token is one "
-               "decode step bound by memory bandwidth, so a replica's rate depends on the output length and on how "
-               f"many sequences it decodes at once; the plan is one replica holding {job.batch} concurrent "
-               f"sequence{'s' if job.batch > 1 else ''} of {w.seq_len or 'the default'} tokens. Measure one replica's "
-               "requests/s at your prompt and output lengths (vLLM benchmark_serving) and divide; state the "
-               "concurrency (e.g. '32 concurrent') to size its KV cache.",
-            zh=f"每秒 {rate:g} 个请求：对解码式 LLM 不换算副本数——每个输出 token 是一步受显存带宽限制的解码，单副本的请求速率取决于"
-               f"输出长度和同时解码的序列数；方案按一个副本、同时容纳 {job.batch} 条 {w.seq_len or '默认长度'} token 的序列计。"
-               "请按你的输入 / 输出长度实测单副本的请求速率（vLLM benchmark_serving）再相除；给出并发数（如“并发 32”）即可按它估算 KV cache。"))
         return the_plan
     unknown = []
     for c in the_plan.options:
@@ -89,4 +86,131 @@ def size_replicas(the_plan: Plan, job: Job) -> Plan:
            f"利用率（{utilisation_for(c.estimate.profile.family, c.variant.workload).low:.0%}–"
            f"{utilisation_for(c.estimate.profile.family, c.variant.workload).high:.0%}，假设）÷ 每请求 {flops / 1e9:,.1f} GFLOP。"
            "用 FP16 / INT8（TensorRT）部署可提高吞吐；请实测单副本并为峰值留余量。"))
+    return the_plan
+
+
+def _kv_sequences(c: Candidate, seq: int) -> int:
+    """Sequences of seq tokens the replica's KV budget holds (vLLM's gpu_memory_utilization, memory/serving.py)."""
+    per_token = c.estimate.profile.kv_cache_bytes_per_token or 0.0
+    b = c.estimate.breakdown
+    budget = (DEFAULT_UTILIZATION * float(c.gpu.memory_gb or 0) - b.get("weights", 0.0) - b.get("activations", 0.0)
+              - b.get("cuda_context", CUDA_CONTEXT_GIB))
+    if per_token <= 0 or seq <= 0 or budget <= 0:
+        return 1
+    return max(1, int(budget * GIB * c.total_gpus // (per_token * seq)))
+
+
+def _load(c: Candidate, job: Job) -> tuple[int, bool]:
+    """Sequences one replica decodes at once, and whether that is the stated concurrency (else: a full replica)."""
+    w, original = job.workload, job.original
+    if original.concurrent_users is not None or original.batch_size_per_gpu is not None or not w.requests_per_second:
+        return max(1, c.variant.workload.batch_size_per_gpu or job.batch), True
+    return min(MAX_NUM_SEQS, _kv_sequences(c, int(c.variant.workload.seq_len or w.seq_len or 0))), False
+
+
+def _speed(c: Candidate, job: Job) -> tuple[Speed, int, bool] | None:
+    out = job.workload.output_tokens
+    seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
+    replica = replica_of(c, job)
+    if replica is None or not out or out >= seq:
+        return None
+    n, stated = _load(c, job)
+    return closed_loop(replica, n, seq - out, out), n, stated
+
+
+def _ms(pair: tuple[float, float]) -> str:
+    return f"{pair[0] * 1e3:.0f}-{pair[1] * 1e3:.0f} ms"
+
+
+def _s(pair: tuple[float, float]) -> str:
+    return f"{pair[0]:.1f}-{pair[1]:.1f} s"
+
+
+def _basis(c: Candidate) -> tuple[str, str]:
+    bw = f"{c.gpu.memory_bandwidth_gb_s:g} GB/s"
+    return (f"decode reads the weights and KV cache at {DECODE_HBM.low:.0%}-{DECODE_HBM.high:.0%} of {bw}, prefill runs at "
+            f"{PREFILL_UTIL.low:.0%}-{PREFILL_UTIL.high:.0%} of the dense peak (LMDeploy / vLLM measurements, "
+            "bench/serve_throughput_accuracy.py)",
+            f"解码按 {bw} 的 {DECODE_HBM.low:.0%}–{DECODE_HBM.high:.0%} 读取权重与 KV cache，预填充按稠密峰值的 "
+            f"{PREFILL_UTIL.low:.0%}–{PREFILL_UTIL.high:.0%}（LMDeploy / vLLM 实测，bench/serve_throughput_accuracy.py）")
+
+
+def _decode_only(the_plan: Plan, job: Job) -> None:
+    """No output length: the decode speed at the stated context, and what is missing for requests/s."""
+    c = the_plan.chosen
+    replica = replica_of(c, job)
+    seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
+    if replica is None or seq <= 1:
+        return
+    n = max(1, c.variant.workload.batch_size_per_gpu or job.batch)
+    fast, slow = decode_step(replica, n, seq / 2, 0), decode_step(replica, n, seq, 1)
+    rate = job.workload.requests_per_second
+    en, zh = _basis(c)
+    rate_en = (f" {rate:g} requests/s is not turned into replicas: state the output length (e.g. 'output 500 tokens')."
+               if rate else "")
+    rate_zh = f"每秒 {rate:g} 个请求暂不换算副本数：请给出输出长度（如“输出 500 token”）。" if rate else ""
+    the_plan.deadline_notes.append(Text(
+        en=f"Decode speed: about {1 / slow:.0f}-{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
+           f"{'s' if n > 1 else ''} on one replica ({c.total_gpus} × {c.gpu.display_name}; {_ms((fast, slow))} a step at "
+           f"a context of {seq // 2}-{seq} tokens). The output length is not stated, so prefill time, time to first token "
+           f"and requests/s are not given.{rate_en} Basis: {en}.",
+        zh=f"解码速度：单副本（{c.total_gpus} 张 {c.gpu.display_name}）同时 {n} 条序列时每条约 {1 / slow:.0f}–{1 / fast:.0f} "
+           f"个输出 token/秒（上下文 {seq // 2}–{seq} token 时每步 {_ms((fast, slow))}）。未给出输出长度，因此不给出预填充时间、"
+           f"首 token 延迟和每秒请求数。{rate_zh}依据：{zh}。"))
+
+
+def llm_speed(the_plan: Plan, job: Job) -> Plan:
+    """A decoder LLM's serving speed said first; a stated request rate sets the replicas of every option (in place)."""
+    w = job.workload
+    rate = w.requests_per_second
+    if not w.output_tokens:
+        _decode_only(the_plan, job)
+        return the_plan
+    if rate:
+        sized = []
+        for c in the_plan.options:
+            found = _speed(c, job)
+            if found is None:
+                continue
+            c.replicas = max(c.replicas, math.ceil(rate / found[0].rps[0]))
+            sized.append(c)
+        if sized and len(sized) < len(the_plan.options):  # an option whose speed is unknown cannot be sized
+            the_plan.options = sized
+        the_plan.options.sort(key=Candidate.rank_key)
+        if the_plan.preferred:
+            the_plan.options.sort(key=lambda c: c.gpu.id not in the_plan.preferred)
+        the_plan.chosen = the_plan.options[0]
+    c = the_plan.chosen
+    found = _speed(c, job)
+    if found is None:
+        if c.gpu.memory_bandwidth_gb_s is None:
+            the_plan.deadline_notes.append(Text(
+                en=f"Serving speed: the catalog states no memory bandwidth for {c.gpu.display_name}, so no tokens/s or "
+                   "requests/s is derived for it.",
+                zh=f"服务速度：目录中没有 {c.gpu.display_name} 的显存带宽，无法推算 token/秒和每秒请求数。"))
+        return the_plan
+    sp, n, stated = found
+    en, zh = _basis(c)
+    load_en = f"at {n} concurrent" if stated else f"with {n} sequences at once (a full replica: its KV cache or vLLM's max_num_seqs)"
+    load_zh = f"并发 {n} 时" if stated else f"同时 {n} 条序列时（满载：受 KV cache 或 vLLM max_num_seqs 限制）"
+    head_en = (f"About {sp.user_tok_s[0]:.0f}-{sp.user_tok_s[1]:.0f} output tokens/s per user {load_en}, time to first "
+               f"token about {_s(sp.ttft)} ({sp.prompt}-token prompt, {sp.output} output tokens)")
+    head_zh = (f"{load_zh}每个用户约 {sp.user_tok_s[0]:.0f}–{sp.user_tok_s[1]:.0f} 个输出 token/秒，首 token 延迟约 {_s(sp.ttft)}"
+               f"（提示 {sp.prompt} token，输出 {sp.output} token）")
+    gpus = f"{c.total_gpus} × {c.gpu.display_name}"
+    body_en = (f": one replica ({gpus}) serves {sp.rps[0]:.2f}-{sp.rps[1]:.2f} requests/s, {sp.out_tok_s[0]:,.0f}-"
+               f"{sp.out_tok_s[1]:,.0f} output tokens/s; time per output token {_ms(sp.tpot)} (decode step "
+               f"{_ms(sp.step)} plus the other users' prefills, {_s(sp.prefill)} each).")
+    body_zh = (f"：单副本（{c.total_gpus} 张 {c.gpu.display_name}）每秒 {sp.rps[0]:.2f}–{sp.rps[1]:.2f} 个请求、"
+               f"{sp.out_tok_s[0]:,.0f}–{sp.out_tok_s[1]:,.0f} 个输出 token；每个输出 token {_ms(sp.tpot)}（解码步 {_ms(sp.step)}，"
+               f"加上其他用户的预填充，每次 {_s(sp.prefill)}）。")
+    rate_en = rate_zh = ""
+    if rate:
+        best = max(1, math.ceil(rate / sp.rps[1]))
+        rate_en = (f" {rate:g} requests/s needs {c.replicas} replica{'s' if c.replicas > 1 else ''}: {c.replicas} × "
+                   f"{c.instance.type} ({best} at the fast end).")
+        rate_zh = f"每秒 {rate:g} 个请求需要 {c.replicas} 个副本：{c.replicas} 台 {c.instance.type}（快端估计 {best} 台）。"
+    the_plan.deadline_notes.append(Text(
+        en=head_en + body_en + rate_en + f" Basis: {en}; measure one replica (vLLM bench serve) before committing.",
+        zh=head_zh + body_zh + rate_zh + f"依据：{zh}；定案前请实测单副本（vLLM bench serve）。"))
     return the_plan
