@@ -130,7 +130,7 @@ DESCRIPTIONS = {
     "lang": "Answer language: zh or en. Default: zh.",
     "num_nodes": "Machines the GPUs span ('2 nodes x 8 GPUs': 2; num_gpus is the total).",
     "training_tokens_billion": "Training tokens in billions ('100B tokens': 100).",
-    "requests_per_second": "Serving load, e.g. 2000 (images/s): sizes replicas.",
+    "requests_per_second": "Serving load in requests/s: sizes replicas.",
     "kv_cache_dtype": "LLM serving KV cache precision. Default: 16-bit.",
     "expert_parallel": "MoE: GPUs the experts are split over. Default: 1.",
     "quantization": "Weight format (nf4 with qlora). Default: none; serving: the checkpoint's.",
@@ -144,6 +144,7 @@ DESCRIPTIONS = {
     "deadline_hours": "Hours by which the job must finish: adds GPUs / machines.",
     "expected_months_of_use": "Months the capacity is used (savings plans). Default: under 1.",
     "concurrent_users": "Serving: users or requests in flight at once.",
+    "output_tokens": "LLM serving: output tokens per request (in seq_len), e.g. 500.",
 }
 
 
@@ -311,8 +312,8 @@ class AskInput(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     question: Annotated[str, Field(min_length=1, max_length=2000)] = Field(
-        description="The user's question in Chinese or English, as they wrote it, e.g. "
-        "'用 DeepLabV3+ 在 Cityscapes 上训练语义分割，1024x1024，需要什么 GPU？'")
+        description="The user's question (Chinese or English) as written, e.g. "
+        "'训练语义分割 DeepLabV3+，1024x1024，需要什么 GPU？'")
     lang: Lang | None = LangField
     detail: Detail = Field("brief", description=DETAIL_DESCRIPTION)
     sections: Annotated[list[Section], Field(max_length=len(SECTIONS))] = Field(
@@ -367,7 +368,7 @@ class CatalogQuery(BaseModel):
     rdma: bool | None = Field(None, description="true: only instance types with RDMA (eRDMA or InfiniBand-class); false: only without.")
     region: Annotated[str, Field(max_length=32, pattern=REGION_PATTERN.pattern)] | None = Field(
         None, description="Only types priced in this region ('mainland', 'international', 'cn-hangzhou', ...); "
-        "prices are shown only with a region.")
+        "prices need a region.")
     max_price_per_hour: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(
         None, description="Highest pay-as-you-go price per instance-hour, CNY (implies region cn-hangzhou when no region is given).")
     limit: Annotated[int, Field(ge=1, le=200)] = Field(50, description="Most rows to return (cheapest first when priced).")
