@@ -42,7 +42,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     said = [t for t in (quantization_note(the_plan, job), fp16_note(the_plan, job), priced_wider_note(the_plan, job),
                         unpriced_lead_note(the_plan, job)) if t is not None]
     said += fewer_gpus_lead(the_plan)
-    lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + lead
+    speed = list(the_plan.speed_notes if the_plan else [])
+    lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + speed + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb, recommend)})

@@ -119,6 +119,7 @@ class Plan:
     rejected: list[Rejection]
     preferred: frozenset[str] = frozenset()
     deadline_notes: list[Text] = field(default_factory=list)  # scaleout.py / serving.py: said first in the answer
+    speed_notes: list[Text] = field(default_factory=list)  # serving.py: a decoder LLM's tokens/s, after the plan's own notes
     deadline_relax: list[Text] = field(default_factory=list)  # scaleout.py: why the deadline cannot be met
 
     @property

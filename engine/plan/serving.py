@@ -137,7 +137,9 @@ def _basis(c: Candidate) -> tuple[str, str]:
 
 def _decode_only(the_plan: Plan, job: Job) -> None:
     """No output length: the decode speed at the stated context, and what is missing for requests/s."""
-    c = the_plan.chosen
+    c, original = the_plan.chosen, job.original
+    if original.concurrent_users is None and original.batch_size_per_gpu is None and not original.requests_per_second:
+        return                                       # no load stated: the answer stays on memory
     replica = replica_of(c, job)
     seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
     if replica is None or seq <= 1:
@@ -149,7 +151,7 @@ def _decode_only(the_plan: Plan, job: Job) -> None:
     rate_en = (f" {rate:g} requests/s is not turned into replicas: state the output length (e.g. 'output 500 tokens')."
                if rate else "")
     rate_zh = f"每秒 {rate:g} 个请求暂不换算副本数：请给出输出长度（如“输出 500 token”）。" if rate else ""
-    the_plan.deadline_notes.append(Text(
+    the_plan.speed_notes.append(Text(
         en=f"Decode speed: about {1 / slow:.0f}-{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
            f"{'s' if n > 1 else ''} on one replica ({c.total_gpus} × {c.gpu.display_name}; {_ms((fast, slow))} a step at "
            f"a context of {seq // 2}-{seq} tokens). The output length is not stated, so prefill time, time to first token "
@@ -184,7 +186,7 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
     found = _speed(c, job)
     if found is None:
         if c.gpu.memory_bandwidth_gb_s is None:
-            the_plan.deadline_notes.append(Text(
+            the_plan.speed_notes.append(Text(
                 en=f"Serving speed: the catalog states no memory bandwidth for {c.gpu.display_name}, so no tokens/s or "
                    "requests/s is derived for it.",
                 zh=f"服务速度：目录中没有 {c.gpu.display_name} 的显存带宽，无法推算 token/秒和每秒请求数。"))
@@ -210,7 +212,7 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
         rate_en = (f" {rate:g} requests/s needs {c.replicas} replica{'s' if c.replicas > 1 else ''}: {c.replicas} × "
                    f"{c.instance.type} ({best} at the fast end).")
         rate_zh = f"每秒 {rate:g} 个请求需要 {c.replicas} 个副本：{c.replicas} 台 {c.instance.type}（快端估计 {best} 台）。"
-    the_plan.deadline_notes.append(Text(
+    the_plan.speed_notes.append(Text(
         en=head_en + body_en + rate_en + f" Basis: {en}; measure one replica (vLLM bench serve) before committing.",
         zh=head_zh + body_zh + rate_zh + f"依据：{zh}；定案前请实测单副本（vLLM bench serve）。"))
     return the_plan
