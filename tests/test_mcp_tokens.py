@@ -31,6 +31,10 @@ CALLS = [
     ("ask", {"question": "在阿里云上训练语义分割模型需要多大的GPU和内存？"}),
     ("ask", {"question": "Fine-tune Llama 3.1 8B with LoRA, seq len 4096, bf16"}),
     ("ask", {"question": "部署 Qwen2.5 72B 推理服务，int4 量化，需要几张卡？"}),
+    # a decoder LLM's serving speed leads (tokens/s, TTFT, requests/s): still compact
+    ("ask", {"question": "Serve Qwen2.5-72B-Instruct with vLLM for about 50 concurrent users, average prompt 2k tokens, "
+                         "output 500 tokens"}),
+    ("ask", {"question": "Serve Llama 3.1 8B Instruct at 20 requests per second, input 1000 tokens and output 200 tokens"}),
 ]
 
 

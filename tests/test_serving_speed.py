@@ -85,17 +85,17 @@ def test_answer_leads_with_tokens_per_second_and_ttft():
                   batch_size_per_gpu=50)
     first = rec.render("en").split("\n")
     lead = next(line for line in first if "output tokens/s per user" in line)
-    assert "at 50 concurrent" in lead and "time to first token" in lead and "requests/s" in lead
+    assert "at 50 concurrent" in lead and "TTFT" in lead and "requests/s a replica" in lead
 
 
 def test_stated_rate_sets_the_replicas():
     one = _answer(model="Llama 3.1 8B", seq_len=1200, output_tokens=200, requests_per_second=1)
     many = _answer(model="Llama 3.1 8B", seq_len=1200, output_tokens=200, requests_per_second=40)
     text = many.render("en")
-    assert "40 requests/s needs" in text
-    replicas = int(text.split("40 requests/s needs ")[1].split(" ")[0])
+    assert "40 requests/s: " in text
+    replicas = int(text.split("40 requests/s: ")[1].split(" ")[0])
     assert replicas > 1
-    assert "1 requests/s needs 1 replica" in one.render("en")
+    assert "1 requests/s: 1 replica " in one.render("en")
 
 
 def test_no_output_length_says_what_is_missing():

@@ -89,6 +89,9 @@ def size_replicas(the_plan: Plan, job: Job) -> Plan:
     return the_plan
 
 
+SPEED_SOURCE = "costing/decode.py"   # the measured bands and how they check
+
+
 def _kv_sequences(c: Candidate, seq: int) -> int:
     """Sequences of seq tokens the replica's KV budget holds (vLLM's gpu_memory_utilization, memory/serving.py)."""
     per_token = c.estimate.profile.kv_cache_bytes_per_token or 0.0
@@ -128,11 +131,10 @@ def _s(pair: tuple[float, float]) -> str:
 
 def _basis(c: Candidate) -> tuple[str, str]:
     bw = f"{c.gpu.memory_bandwidth_gb_s:g} GB/s"
-    return (f"decode reads the weights and KV cache at {DECODE_HBM.low:.0%}-{DECODE_HBM.high:.0%} of {bw}, prefill runs at "
-            f"{PREFILL_UTIL.low:.0%}-{PREFILL_UTIL.high:.0%} of the dense peak (LMDeploy / vLLM measurements, "
-            "bench/serve_throughput_accuracy.py)",
-            f"解码按 {bw} 的 {DECODE_HBM.low:.0%}–{DECODE_HBM.high:.0%} 读取权重与 KV cache，预填充按稠密峰值的 "
-            f"{PREFILL_UTIL.low:.0%}–{PREFILL_UTIL.high:.0%}（LMDeploy / vLLM 实测，bench/serve_throughput_accuracy.py）")
+    return (f"HBM {DECODE_HBM.low:.0%}-{DECODE_HBM.high:.0%} of {bw}, prefill {PREFILL_UTIL.low:.0%}-"
+            f"{PREFILL_UTIL.high:.0%} of peak: bench/serve_throughput_accuracy.py",
+            f"显存带宽 {bw} 的 {DECODE_HBM.low:.0%}–{DECODE_HBM.high:.0%}，预填充为峰值的 {PREFILL_UTIL.low:.0%}–"
+            f"{PREFILL_UTIL.high:.0%}：bench/serve_throughput_accuracy.py")
 
 
 def _decode_only(the_plan: Plan, job: Job) -> None:
@@ -155,10 +157,10 @@ def _decode_only(the_plan: Plan, job: Job) -> None:
         en=f"Decode speed: about {1 / slow:.0f}-{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
            f"{'s' if n > 1 else ''} on one replica ({c.total_gpus} × {c.gpu.display_name}; {_ms((fast, slow))} a step at "
            f"a context of {seq // 2}-{seq} tokens). The output length is not stated, so prefill time, time to first token "
-           f"and requests/s are not given.{rate_en} Basis: {en}.",
+           f"and requests/s are not given.{rate_en} [{en}]",
         zh=f"解码速度：单副本（{c.total_gpus} 张 {c.gpu.display_name}）同时 {n} 条序列时每条约 {1 / slow:.0f}–{1 / fast:.0f} "
            f"个输出 token/秒（上下文 {seq // 2}–{seq} token 时每步 {_ms((fast, slow))}）。未给出输出长度，因此不给出预填充时间、"
-           f"首 token 延迟和每秒请求数。{rate_zh}依据：{zh}。"))
+           f"首 token 延迟和每秒请求数。{rate_zh}［{zh}］"))
 
 
 def llm_speed(the_plan: Plan, job: Job) -> Plan:
@@ -193,26 +195,17 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
         return the_plan
     sp, n, stated = found
     en, zh = _basis(c)
-    load_en = f"at {n} concurrent" if stated else f"with {n} sequences at once (a full replica: its KV cache or vLLM's max_num_seqs)"
-    load_zh = f"并发 {n} 时" if stated else f"同时 {n} 条序列时（满载：受 KV cache 或 vLLM max_num_seqs 限制）"
-    head_en = (f"About {sp.user_tok_s[0]:.0f}-{sp.user_tok_s[1]:.0f} output tokens/s per user {load_en}, time to first "
-               f"token about {_s(sp.ttft)} ({sp.prompt}-token prompt, {sp.output} output tokens)")
-    head_zh = (f"{load_zh}每个用户约 {sp.user_tok_s[0]:.0f}–{sp.user_tok_s[1]:.0f} 个输出 token/秒，首 token 延迟约 {_s(sp.ttft)}"
-               f"（提示 {sp.prompt} token，输出 {sp.output} token）")
+    load_en = f"at {n} concurrent" if stated else f"with {n} sequences at once (a full replica)"
+    load_zh = f"并发 {n} 时" if stated else f"满载同时 {n} 条序列时"
     gpus = f"{c.total_gpus} × {c.gpu.display_name}"
-    body_en = (f": one replica ({gpus}) serves {sp.rps[0]:.2f}-{sp.rps[1]:.2f} requests/s, {sp.out_tok_s[0]:,.0f}-"
-               f"{sp.out_tok_s[1]:,.0f} output tokens/s; time per output token {_ms(sp.tpot)} (decode step "
-               f"{_ms(sp.step)} plus the other users' prefills, {_s(sp.prefill)} each).")
-    body_zh = (f"：单副本（{c.total_gpus} 张 {c.gpu.display_name}）每秒 {sp.rps[0]:.2f}–{sp.rps[1]:.2f} 个请求、"
-               f"{sp.out_tok_s[0]:,.0f}–{sp.out_tok_s[1]:,.0f} 个输出 token；每个输出 token {_ms(sp.tpot)}（解码步 {_ms(sp.step)}，"
-               f"加上其他用户的预填充，每次 {_s(sp.prefill)}）。")
     rate_en = rate_zh = ""
     if rate:
         best = max(1, math.ceil(rate / sp.rps[1]))
-        rate_en = (f" {rate:g} requests/s needs {c.replicas} replica{'s' if c.replicas > 1 else ''}: {c.replicas} × "
-                   f"{c.instance.type} ({best} at the fast end).")
-        rate_zh = f"每秒 {rate:g} 个请求需要 {c.replicas} 个副本：{c.replicas} 台 {c.instance.type}（快端估计 {best} 台）。"
+        rate_en = f"; {rate:g} requests/s: {c.replicas} replica{'s' if c.replicas > 1 else ''} ({best} at best)"
+        rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
     the_plan.speed_notes.append(Text(
-        en=head_en + body_en + rate_en + f" Basis: {en}; measure one replica (vLLM bench serve) before committing.",
-        zh=head_zh + body_zh + rate_zh + f"依据：{zh}；定案前请实测单副本（vLLM bench serve）。"))
+        en=f"{sp.user_tok_s[0]:.0f}-{sp.user_tok_s[1]:.0f} output tokens/s per user {load_en}, TTFT {_s(sp.ttft)}, "
+           f"{sp.rps[0]:.1f}-{sp.rps[1]:.1f} requests/s a replica{rate_en} ({SPEED_SOURCE}).",
+        zh=f"{load_zh}每个用户 {sp.user_tok_s[0]:.0f}–{sp.user_tok_s[1]:.0f} 个输出 token/秒，首 token 延迟 {_s(sp.ttft)}，"
+           f"每副本每秒 {sp.rps[0]:.1f}–{sp.rps[1]:.1f} 个请求{rate_zh}（{SPEED_SOURCE}）。"))
     return the_plan
