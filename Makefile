@@ -47,6 +47,9 @@ bench-memory: $(STAMP)
 	@echo
 	@echo "== vision training time: NVIDIA DeepLearningExamples img/s (bench/data/dle_vision_train_throughput.csv) =="
 	$(BIN)/python bench/vision_time_accuracy.py
+	@echo
+	@echo "== LLM serving speed: LMDeploy / vLLM / NIM published rows (bench/data/llm_serving_measured.csv) =="
+	$(BIN)/python bench/serve_throughput_accuracy.py
 
 bench: bench-memory
 	$(BIN)/python bench/run_all.py
