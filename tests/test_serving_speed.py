@@ -117,3 +117,11 @@ def test_parser_keeps_the_output_length(question, prompt, out):
     fields = parse_question(question).workload_fields
     assert fields["output_tokens"] == out and fields["seq_len"] == prompt + out
     assert not math.isnan(fields["seq_len"])
+
+
+def test_a_rate_without_concurrency_is_spoken_of_at_the_load_it_brings():
+    text = _answer(model="Llama 3.1 8B", seq_len=1200, output_tokens=200, requests_per_second=5).render("en")
+    lead = next(line for line in text.split("\n") if "output tokens/s per user" in line)
+    n = int(lead.split("about ")[1].split(" sequences")[0])
+    # fewer sequences than a full replica (vLLM's max_num_seqs 256), and enough that the slow end meets the rate
+    assert "at the rate's load" in lead and 1 < n < 256

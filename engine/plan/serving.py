@@ -118,7 +118,21 @@ def _speed(c: Candidate, job: Job) -> tuple[Speed, int, bool] | None:
     if replica is None or not out or out >= seq:
         return None
     n, stated = _load(c, job)
-    return closed_loop(replica, n, seq - out, out), n, stated
+    full = closed_loop(replica, n, seq - out, out)
+    rate = job.workload.requests_per_second
+    if stated or not rate:
+        return full, n, stated
+    # no concurrency stated: the replicas are counted at full load; the users then see the speed at the load each
+    # replica actually carries, the fewest sequences whose requests/s (slow end) still meet its share of the rate
+    share = rate / max(c.replicas, math.ceil(rate / full.rps[0]))
+    low, high = 1, n
+    while low < high:
+        mid = (low + high) // 2
+        if closed_loop(replica, mid, seq - out, out).rps[0] >= share:
+            high = mid
+        else:
+            low = mid + 1
+    return closed_loop(replica, low, seq - out, out), low, False
 
 
 def _ms(pair: tuple[float, float]) -> str:
@@ -195,8 +209,8 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
         return the_plan
     sp, n, stated = found
     en, zh = _basis(c)
-    load_en = f"at {n} concurrent" if stated else f"with {n} sequences at once (a full replica)"
-    load_zh = f"并发 {n} 时" if stated else f"满载同时 {n} 条序列时"
+    load_en = f"at {n} concurrent" if stated else f"at the rate's load, about {n} sequences a replica"
+    load_zh = f"并发 {n} 时" if stated else f"按该请求速率每副本约 {n} 条序列时"
     gpus = f"{c.total_gpus} × {c.gpu.display_name}"
     rate_en = rate_zh = ""
     if rate:
