@@ -201,11 +201,11 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
     c = the_plan.chosen
     found = _speed(c, job)
     if found is None:
-        if c.gpu.memory_bandwidth_gb_s is None:
+        if replica_of(c, job) is None:
             the_plan.speed_notes.append(Text(
-                en=f"Serving speed: the catalog states no memory bandwidth for {c.gpu.display_name}, so no tokens/s or "
-                   "requests/s is derived for it.",
-                zh=f"服务速度：目录中没有 {c.gpu.display_name} 的显存带宽，无法推算 token/秒和每秒请求数。"))
+                en=f"Serving speed: the catalog states no memory bandwidth or dense peak for {c.gpu.display_name}, so no "
+                   "tokens/s or requests/s is derived for it.",
+                zh=f"服务速度：目录中没有 {c.gpu.display_name} 的显存带宽或稠密算力，无法推算 token/秒和每秒请求数。"))
         return the_plan
     sp, n, stated = found
     en, zh = _basis(c)
