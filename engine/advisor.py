@@ -173,6 +173,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "headroom_pct": 0.0, "planned_batch": job.batch, "accum_steps": 1, "vcpu_need": host.vcpu,
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0,
                 "planned_quantization": enum_value(job.workload.quantization, "none"),
+                "planned_sharding": enum_value(job.workload.distributed, "none"), "zero3_mem_gib": 0.0,
                 "kv_budget_gib": 0.0, "kv_capacity_tokens": 0, "kv_capacity_seqs": 0, "kv_kib_per_token": 0.0}
     t, gpu = c.instance, c.gpu
     return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb), "gpu_name": gpu.display_name,
@@ -191,6 +192,8 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "accum_steps": c.variant.accum_steps, "vcpu_need": c.vcpu_need,
             "ram_need_gib": round(c.ram_need_gib, 1), "price_known": c.price_per_hour is not None,
             "price_per_hour": float(c.price_per_hour or 0.0), "planned_quantization": enum_value(c.variant.workload.quantization, "none"),
+            "planned_sharding": enum_value(c.variant.workload.distributed, "none"),
+            "zero3_mem_gib": round(c.zero3_gib, 1),
             **_kv_capacity_facts(c, job)}
 
 

@@ -130,6 +130,10 @@ SCALING_TCP = Scaling(0.50, 0.70, Text(
 # reduce-scatter after backward).
 SRC_ZERO_COMM = ("Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 7.2.2 (ZeRO-3: parameter all-gather in forward "
                  "and backward + gradient reduce-scatter, 3 Psi per step vs 2 Psi for data parallelism)")
+SRC_DS_STAGE2 = ("microsoft/DeepSpeed@38327e07 deepspeed/runtime/engine.py allreduce_gradients: 'ZeRO stage >= 2 "
+                 "communicates during non gradient accumulation boundaries as well', stage 1 only at the boundary; "
+                 "Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 7.2.1 (P_os+g: reduce-scatter + all-gather, "
+                 "2 Psi, the volume of data parallelism)")
 SRC_PCIE = ("PCI-SIG PCIe Base Specification 3.0 / 4.0 / 5.0: 8 / 16 / 32 GT/s per lane, 128b/130b encoding, so x16 "
             "carries 15.75 / 31.5 / 63 GB/s per direction (NVIDIA datasheets state 32 / 64 / 128 GB/s bidirectional)")
 SRC_NCCL_PCIE = ("NVIDIA/nccl issue #1639 (2025-03-14): 8 x PCIe Gen5 GPUs reach 28 GB/s all-reduce bus bandwidth "

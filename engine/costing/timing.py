@@ -136,14 +136,19 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     gpus = candidate.total_gpus
     fastest = flops / (peak.high * 1e12 * util.high * gpus * scale.high) / 3600
     slowest = flops / (peak.low * 1e12 * util.low * gpus * scale.low) / 3600
-    traffic = sharding_traffic(candidate)
+    traffic = sharding_traffic(candidate) if gpus > 1 else None
     comm_notes: list[Note] = []
     if traffic is not None:
         micro = _traffic_micro_batch(candidate, job)
+        planned = max(1, w.batch_size_per_gpu or 1)
+        stage2 = enum_value(w.distributed, "none") == "zero2"
+        if stage2 and micro != planned:  # the same samples per optimizer step in fewer, larger micro-steps
+            traffic = sharding_traffic(candidate, accum=-(-candidate.variant.accum_steps * planned // micro))
+    if traffic is not None:
         steps = samples * epochs / (gpus * micro)
         comm_fast, comm_slow = (s * steps / 3600 for s in traffic.seconds())
         comm_notes.append(_traffic_note(traffic, gpus, steps, (fastest, slowest), (comm_fast, comm_slow), micro,
-                                        max(1, w.batch_size_per_gpu or 1)))
+                                        planned, stage2))
         fastest, slowest = max(fastest, comm_fast), slowest + comm_slow  # full overlap .. none
     wall = Range(low=fastest, high=slowest)
     return TimeEstimate(total_pflop=flops / 1e15, precision=precision, peak_tflops=peak,
@@ -187,13 +192,26 @@ def _gb_s(t: Traffic) -> str:
 
 
 def _traffic_note(t: Traffic, gpus: int, steps: float, compute: tuple[float, float], comm: tuple[float, float],
-                  micro: int, planned: int) -> Note:
+                  micro: int, planned: int, stage2: bool = False) -> Note:
     per_step = t.bytes_per_step / 1e9
     micro_en = micro_zh = ""
     if micro != planned:
         micro_en = (f" Counted at a micro-batch of {micro}, the largest that fits beside the sharded states (batch not "
                     f"given; at {planned} the traffic is {micro / planned:.0f}x larger).")
         micro_zh = f"按能放下的最大微批 {micro} 计（未给出 batch；按 {planned} 计通信量为 {micro / planned:.0f} 倍）。"
+    if stage2:
+        return note(
+            "time_shard_traffic",
+            f"ZeRO-2 over {gpus} GPUs: the gradients are reduce-scattered at every micro-step, gradient-accumulation "
+            f"steps included, where DDP communicates once per optimizer step; the extra {per_step:.1f} GB per "
+            f"micro-step through each GPU's link ({t.link}, {_gb_s(t)} effective: {t.efficiency.why.en}) over "
+            f"{steps:,.0f} micro-steps is {comm[0]:.1f}-{comm[1]:.1f} h against {compute[0]:.1f}-{compute[1]:.1f} h of "
+            f"compute, taken between full overlap and none ({basis.SRC_DS_STAGE2}).{micro_en}",
+            f"ZeRO-2 分片到 {gpus} 张卡：每个微步（含梯度累积步）都要 reduce-scatter 梯度，而 DDP 每个优化器步只通信一次；"
+            f"每个微步每卡链路（{t.link}，有效 {_gb_s(t)}：{t.efficiency.why.zh}）多收发 {per_step:.1f} GB，"
+            f"{steps:,.0f} 个微步共 {comm[0]:.1f}–{comm[1]:.1f} 小时，计算 {compute[0]:.1f}–{compute[1]:.1f} 小时，"
+            f"时间取完全重叠到完全不重叠之间（{basis.SRC_DS_STAGE2}）。{micro_zh}",
+            "distributed", round(per_step, 2))
     return note(
         "time_shard_traffic",
         f"ZeRO-3 / FSDP over {gpus} GPUs: every micro-step all-gathers the parameters twice and reduce-scatters the "
