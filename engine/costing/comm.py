@@ -111,8 +111,10 @@ def sharding_traffic(candidate: Any, accum: int | None = None) -> Traffic | None
     w = candidate.variant.workload
     n = candidate.total_gpus
     dist = enum_value(w.distributed, "none")
-    k = max(1, int(candidate.variant.accum_steps if accum is None else accum))
-    if n <= 1 or dist not in SHARDED | {"zero2"} or (dist == "zero2" and k <= 1):
+    if n <= 1 or dist not in SHARDED | {"zero2"}:
+        return None
+    k = max(1, int(getattr(candidate.variant, "accum_steps", 1) if accum is None else accum))
+    if dist == "zero2" and k <= 1:
         return None
     link = _link(candidate)
     if link is None:
