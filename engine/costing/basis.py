@@ -50,14 +50,18 @@ class LinkEfficiency(Band):
     """Share of a link's rate a ring collective reaches."""
 
 
-_LLM = Utilisation(0.30, 0.60, Text(
-    en="share of dense peak spent on executed FLOPs (recomputation included, i.e. hardware FLOPs utilisation): tuned "
-       "large-scale training reaches 57-58 % (PaLM, Megatron-LM); torchtune's published Llama 3.2 3B full fine-tune "
-       "on one A100 implies ~57 %; untuned stacks reach less, so 30-60 % is assumed",
-    zh="实际执行 FLOPs（含重计算，即硬件 FLOPs 利用率）占稠密峰值的比例：调优良好的大规模训练可达 57–58 %"
-       "（PaLM、Megatron-LM）；torchtune 公布的 Llama 3.2 3B 单卡 A100 全参微调约合 57 %；未调优的框架更低，"
-       "此处假设 30–60 %"),
-    (SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON, SRC_TORCHTUNE))
+SRC_LLMFOUNDRY = ("mosaicml/llm-foundry@8c8dd48f scripts/train/benchmarking/README.md, 'A100 80GB with 1600 Gbps "
+                  "node-node interconnect' table (recorded in bench/data/llmfoundry_a100_mfu.csv): MPT 1B-70B at "
+                  "512-8192 tokens, HFU 52.5-79.3 %, FLOPs with attention")
+_LLM = Utilisation(0.30, 0.75, Text(
+    en="share of dense peak spent on executed FLOPs (recomputation included, i.e. hardware FLOPs utilisation): "
+       "MosaicML's published A100 runs of 1B-70B models at 512-8192 tokens reach 52-79 % with FLOPs that include "
+       "attention, which this estimate leaves out (5-15 % more at those lengths), so about 75 % at the fast end; tuned "
+       "large-scale training 57-58 % (PaLM, Megatron-LM); untuned stacks reach less, so 30-75 % is assumed",
+    zh="实际执行 FLOPs（含重计算，即硬件 FLOPs 利用率）占稠密峰值的比例：MosaicML 公布的 A100 上 1B–70B 模型、"
+       "512–8192 token 的训练达到 52–79 %（其 FLOPs 含注意力部分，本估算不计，在这些长度上多 5–15 %），故快端约 75 %；"
+       "调优良好的大规模训练 57–58 %（PaLM、Megatron-LM）；未调优的框架更低，此处假设 30–75 %"),
+    (SRC_LLMFOUNDRY, SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON))
 _QLORA = Utilisation(0.20, 0.45, Text(
     en="assumption: 4-bit base weights are de-quantised on every matmul, so utilisation is lower than for bf16 (20-45 %)",
     zh="假设：4 bit 基座权重在每次矩阵乘法时都要反量化，利用率低于 BF16，取 20–45 %"))
