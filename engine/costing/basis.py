@@ -62,9 +62,19 @@ _LLM = Utilisation(0.30, 0.75, Text(
        "512–8192 token 的训练达到 52–79 %（其 FLOPs 含注意力部分，本估算不计，在这些长度上多 5–15 %），故快端约 75 %；"
        "调优良好的大规模训练 57–58 %（PaLM、Megatron-LM）；未调优的框架更低，此处假设 30–75 %"),
     (SRC_LLMFOUNDRY, SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON))
-_QLORA = Utilisation(0.20, 0.45, Text(
-    en="assumption: 4-bit base weights are de-quantised on every matmul, so utilisation is lower than for bf16 (20-45 %)",
-    zh="假设：4 bit 基座权重在每次矩阵乘法时都要反量化，利用率低于 BF16，取 20–45 %"))
+# QLoRA: the 4-bit base weights are dequantized to 16 bits before each matmul that uses them (forward, the backward's
+# input gradient, and the recomputed forward under checkpointing), and the matmul itself runs in 16 bits. The
+# dequantization is memory traffic proportional to the parameters, not to the tokens: it is counted apart
+# (timing.dequant_seconds), so the matmuls keep the 16-bit band.
+SRC_DEQUANT = ("bitsandbytes MatMul4Bit @61a4a20d-5453368b forward: linear(A, dequantize_4bit(B).to(A.dtype)), "
+               "backward: matmul(grad_output, dequantize_4bit(B)) (the backward still at 95f9af30); torchtune LoRALinear "
+               "uses torchao linear_nf4 (F.linear(input, weight.to(input.dtype))) @bd2a0fc7 torchtune/modules/peft/lora.py")
+DEQUANT_BYTES_PER_PARAM = 0.5 + 0.127 / 8 + 2.0   # read NF4 + double-quantised constants, write the 16-bit copy
+_QLORA = Utilisation(_LLM.low, _LLM.high, Text(
+    en="4-bit base weights are dequantized to 16 bits before each matmul, which then runs as in bf16: the 16-bit band "
+       "(30-75 %), with the dequantization's memory traffic counted apart",
+    zh="4 bit 基座权重在每次矩阵乘法前反量化为 16 位，矩阵乘法本身与 BF16 相同：沿用 16 位的利用率区间（30–75 %），"
+       "反量化的显存读写另行计入"), (SRC_LLMFOUNDRY, SRC_DEQUANT))
 _ENCODER = Utilisation(0.20, 0.45, Text(
     en="assumption: BERT-class encoders at short sequences keep Tensor Cores less busy than large decoders (20-45 %)",
     zh="假设：短序列的 BERT 类编码器对 Tensor Core 的利用低于大型解码器，取 20–45 %"), (SRC_PALM,))

@@ -136,6 +136,12 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     gpus = candidate.total_gpus
     fastest = flops / (peak.high * 1e12 * util.high * gpus * scale.high) / 3600
     slowest = flops / (peak.low * 1e12 * util.low * gpus * scale.low) / 3600
+    dequant = dequant_seconds(w, candidate.estimate.profile, getattr(candidate.gpu, "memory_bandwidth_gb_s", None))
+    if dequant > 0:
+        micro_steps = samples * epochs / (gpus * max(1, w.batch_size_per_gpu or 1))
+        extra = dequant * micro_steps / 3600
+        notes.append(_dequant_note(extra, (fastest, slowest), candidate.gpu))
+        fastest, slowest = fastest + extra, slowest + extra
     traffic = sharding_traffic(candidate) if gpus > 1 else None
     comm_notes: list[Note] = []
     if traffic is not None:
@@ -156,6 +162,31 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
                         scaling=_band(scale.low, scale.high), recompute_factor=recompute,
                         gpu_hours=wall.scale(gpus), wall_hours=wall,
                         notes=notes + peak_notes + lora_notes + comm_notes)
+
+
+def dequant_seconds(w: Any, profile: Any, bandwidth_gb_s: float | None) -> float:
+    """QLoRA: seconds one GPU spends per micro-step dequantizing the 4-bit base to 16 bits (basis.SRC_DEQUANT): every
+    base parameter (all of them counted; the 16-bit embeddings make it a slight overcount) read at 4 bits and written
+    at 16 in the forward, again in the backward, and once more in the recomputed forward under checkpointing, at the
+    GPU's memory bandwidth. Under FSDP each GPU dequantizes every layer it gathers. 0 for other methods or without a
+    bandwidth figure."""
+    if enum_value(getattr(w, "finetune_method", None), "full") != "qlora" or not bandwidth_gb_s:
+        return 0.0
+    passes = 3 if w.gradient_checkpointing else 2
+    return passes * profile.params_billion * 1e9 * basis.DEQUANT_BYTES_PER_PARAM / (bandwidth_gb_s * 1e9)
+
+
+def _dequant_note(hours: float, compute: tuple[float, float], gpu: Any) -> Note:
+    return note(
+        "time_dequant",
+        f"QLoRA: the 4-bit base weights are dequantized to 16 bits before each matmul (forward, backward, and the "
+        f"recomputed forward with checkpointing), memory traffic at the {gpu.display_name}'s "
+        f"{gpu.memory_bandwidth_gb_s:g} GB/s: about {hours:.2f} h added to {compute[0]:.1f}-{compute[1]:.1f} h of "
+        f"matmuls; it shrinks with more tokens per micro-step ({basis.SRC_DEQUANT}).",
+        f"QLoRA：4 bit 基座权重在每次矩阵乘法前（前向、反向，开启检查点时还有重算的前向）反量化为 16 位，按 "
+        f"{gpu.display_name} 的显存带宽 {gpu.memory_bandwidth_gb_s:g} GB/s 计约增加 {hours:.2f} 小时（矩阵乘法 "
+        f"{compute[0]:.1f}–{compute[1]:.1f} 小时）；每个微步的 token 越多，占比越小（{basis.SRC_DEQUANT}）。",
+        "finetune_method", "qlora")
 
 
 MAX_TRAFFIC_MICRO_BATCH = 64
