@@ -147,6 +147,10 @@ def _training_steps(precision: Precision | None, checkpointing: bool, batch: int
     small = {**kept, "batch_size_per_gpu": 1} if batch > 1 else kept
     if no_sharding:   # the trainer has no ZeRO / FSDP / offload: micro-batch 1 is its last step
         return tuple(out)
+    if batch <= 1:
+        # one micro-step per optimizer step: ZeRO-1 moves what ZeRO-2 moves (costing/comm.stage_bytes) and holds more,
+        # so the planner could never take it
+        stages = tuple(d for d in stages if d != Distributed.zero1) or stages
     for n in _shard_counts(gpus, fixed_gpus, max_gpus_per_node):
         step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
         for stage in stages:

@@ -17,7 +17,9 @@ from gpu_advisor.util.i18n import Text
 from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_MORE_NODES, STEP_OFFLOAD, STEP_SHARD, TIME_FACTOR, Copies, Step, Variant, inference_steps, training_steps
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.plan.preference import resolve_gpu_preference
-from gpu_advisor.workload import Precision, Task, Workload, enum_value
+from gpu_advisor.workload import Distributed, Precision, Task, Workload, enum_value
+
+LESS_SHARDED = (Distributed.zero1, Distributed.zero2)
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
 EXCLUDED_STATUS = ("not_recommended", "preview", "unverified")
@@ -268,9 +270,13 @@ def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Cha
     if not _fits(_step_estimate(w, steps[-1], memo, chains)[1], gpu):
         return None  # the most aggressive step does not fit: no earlier step will
     loose = (first, estimate) if _fits(estimate, gpu) else None
+    zero3 = {(st.step, st.gpus): st for st in steps if dict(st.update).get("distributed") == Distributed.zero3}
     for step in steps[1:]:
         if placeable is not None and not placeable(step.gpus):
             continue  # no type carries this layout: a fit there is no plan
+        full = zero3.get((step.step, step.gpus)) if dict(step.update).get("distributed") in LESS_SHARDED else None
+        if full is not None and not _fits(_step_estimate(w, full, memo, chains)[1], gpu):
+            continue  # ZeRO-1 / 2 hold more than ZeRO-3 at the same count: when ZeRO-3 does not fit, neither do they
         variant, estimate = _step_estimate(w, step, memo, chains)
         if _fits(estimate, gpu, strict=True):
             return variant, estimate, False
