@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_specs import BENCH_GPUS, UNMAPPED  # noqa: E402
 from ratios import print_summary  # noqa: E402
 
-from gpu_advisor.costing.timing import dequant_seconds, lora_factor, scaling_for, utilisation_for  # noqa: E402
+from gpu_advisor.costing.timing import (attention_flops_per_sample, dequant_seconds, lora_factor,  # noqa: E402
+                                        scaling_for, utilisation_for)
 from gpu_advisor.plan.ladder import STEP_CKPT, TIME_FACTOR  # noqa: E402
 from gpu_advisor.memory import estimate_memory  # noqa: E402
 from gpu_advisor.workload import Workload  # noqa: E402
@@ -39,11 +40,18 @@ def _workload(row: dict[str, str]) -> Workload:
                     gradient_checkpointing=row["activation_checkpointing"].lower().startswith("yes"))
 
 
+def _per_token(w: Workload, est) -> float:
+    """Training FLOPs per token as the advisor counts them: 6 x parameters (x 2/3 for LoRA / QLoRA) + causal
+    self-attention over the packed sequence (timing.attention_flops_per_sample)."""
+    seq = int(w.seq_len)
+    return (est.train_flops_per_sample * lora_factor(est, w)[0] + attention_flops_per_sample(est.profile, seq)) / seq
+
+
 def predict(row: dict[str, str]) -> tuple[float, float, float]:
     """(low, mid, high) predicted tokens/s for one benchmark row."""
     w = _workload(row)
     est = estimate_memory(w)
-    per_token = est.train_flops_per_sample * lora_factor(est, w)[0] / int(row["seq_len"])
+    per_token = _per_token(w, est)
     recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
     util = utilisation_for(est.profile.family, w)
     gpus = w.num_gpus or 1
@@ -63,7 +71,7 @@ def implied_hfu(row: dict[str, str], published: float) -> float:
     training speed" table names the GPUs a config is "Runnable On")."""
     w = _workload(row)
     est = estimate_memory(w)
-    per_token = est.train_flops_per_sample * lora_factor(est, w)[0] / int(row["seq_len"])
+    per_token = _per_token(w, est)
     recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
     return published * per_token * recompute / (float(BENCH_GPUS[row["gpu_type"]]["bf16"]) * 1e12 * (w.num_gpus or 1))
 

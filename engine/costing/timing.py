@@ -1,6 +1,7 @@
 """Time to train one option: FLOPs of the job / (dense peak x utilisation x GPUs x scaling efficiency).
 
-compute = train_flops_per_sample (memory estimator, at the option's resolved size) x samples x epochs
+compute = (train_flops_per_sample (memory estimator, at the option's resolved size: 6 x parameters x tokens)
+           + causal self-attention (attention_flops_per_sample)) x samples x epochs
           x 4/3 when activations are recomputed (ladder.TIME_FACTOR)
 wall    = compute / (peak TFLOPS x MFU x GPUs x scaling efficiency); GPU-hours = wall x GPUs.
 The low end uses the high utilisation, scaling and peak, the high end the low ones.
@@ -130,7 +131,12 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
                         precision=precision)
     recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
     lora, lora_notes = lora_factor(candidate.estimate, w)
-    flops = candidate.estimate.train_flops_per_sample * lora * samples * epochs * recompute * token_share(job, w)
+    share = token_share(job, w)
+    attention = attention_flops_per_sample(candidate.estimate.profile, (w.seq_len or 0) * share)
+    per_sample = candidate.estimate.train_flops_per_sample * lora * share
+    flops = (per_sample + attention) * samples * epochs * recompute
+    if attention >= 0.1 * (per_sample + attention):
+        notes.append(_attention_note(attention / (per_sample + attention), w.seq_len * share))
     util = utilisation_for(family, w, candidate.gpu)
     scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
     gpus = candidate.total_gpus
@@ -162,6 +168,47 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
                         scaling=_band(scale.low, scale.high), recompute_factor=recompute,
                         gpu_hours=wall.scale(gpus), wall_hours=wall,
                         notes=notes + peak_notes + lora_notes + comm_notes)
+
+
+@lru_cache(maxsize=256)
+def _attention_shape(key: str) -> tuple[int, int, float, float, int, int] | None:
+    """(layers, heads, q.k width, p.v width, sliding-window layers, window) of a decoder in the registry, or None."""
+    from gpu_advisor.kb.models import knowledge   # the registry (imported late: costing loads before the knowledge base)
+
+    t = knowledge().transformers.get(key)
+    if t is None or t.family != "llm" or not t.layers or not t.heads:
+        return None
+    qk = (t.qk_nope_head_dim or 0) + (t.qk_rope_head_dim or 0) or t.head_dim
+    return t.layers, t.heads, float(qk), float(t.v_head_dim or t.head_dim), t.sliding_layers, t.sliding_window or 0
+
+
+def attention_flops_per_sample(profile: Any, tokens: float) -> float:
+    """Training FLOPs of causal self-attention for one sample of ``tokens`` tokens, which 6 x parameters x tokens leaves
+    out: per layer and head Q.K^T (2 x q.k width) and P.V (2 x p.v width) FLOPs per query-key pair, over the s^2 / 2 pairs
+    a causal kernel computes (FlashAttention / SDPA skip the masked half; a sliding window of w: s w - w^2 / 2), times 3
+    for forward and backward: Narayanan et al. 2021, arXiv:2104.04473, sec. 5.1 count 12 x layers x hidden x s^2 per
+    sample over all pairs; causal kernels skip the masked blocks (FlashAttention-2, Dao 2023, arXiv:2307.08691,
+    sec. 3.1.1), half of it. 0 for a model without a registered decoder shape."""
+    shape = _attention_shape(getattr(profile, "key", "") or "") if tokens > 0 else None
+    if shape is None:
+        return 0.0
+    layers, heads, qk, pv, local_layers, window = shape
+
+    def pairs(span: float) -> float:
+        return tokens * tokens / 2 if span >= tokens else tokens * span - span * span / 2
+
+    local = min(local_layers, layers) if window else 0
+    all_pairs = (layers - local) * pairs(tokens) + local * pairs(window)
+    return 3.0 * 2.0 * heads * (qk + pv) * all_pairs
+
+
+def _attention_note(share: float, tokens: float) -> Note:
+    return note(
+        "time_attention",
+        f"At {tokens:,.0f} tokens per sample causal self-attention is {share:.0%} of the training FLOPs (it grows with "
+        "the square of the sequence; counted besides 6 x parameters x tokens).",
+        f"每个样本 {tokens:,.0f} 个 token 时，因果自注意力占训练 FLOPs 的 {share:.0%}（随序列长度平方增长；在 6 × 参数 × token "
+        "之外另计）。", "seq_len", int(tokens))
 
 
 def dequant_seconds(w: Any, profile: Any, bandwidth_gb_s: float | None) -> float:
