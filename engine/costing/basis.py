@@ -51,16 +51,16 @@ class LinkEfficiency(Band):
 
 
 SRC_LLMFOUNDRY = ("mosaicml/llm-foundry@8c8dd48f scripts/train/benchmarking/README.md, 'A100 80GB with 1600 Gbps "
-                  "node-node interconnect' table (recorded in bench/data/llmfoundry_a100_mfu.csv): MPT 1B-70B at "
-                  "512-8192 tokens, HFU 52.5-79.3 %, FLOPs with attention")
+                  "node-node interconnect' table (recorded in bench/data/llmfoundry_a100_mfu.csv, checked by "
+                  "tests/test_utilisation_band.py): MPT 1B-70B at 512-65536 tokens, 36-78 % on this estimate's FLOP count")
 _LLM = Utilisation(0.30, 0.75, Text(
-    en="share of dense peak spent on executed FLOPs (recomputation included, i.e. hardware FLOPs utilisation): "
-       "MosaicML's published A100 runs of 1B-70B models at 512-8192 tokens reach 52-79 % with FLOPs that include "
-       "attention, which this estimate leaves out (5-15 % more at those lengths), so about 75 % at the fast end; tuned "
-       "large-scale training 57-58 % (PaLM, Megatron-LM); untuned stacks reach less, so 30-75 % is assumed",
-    zh="实际执行 FLOPs（含重计算，即硬件 FLOPs 利用率）占稠密峰值的比例：MosaicML 公布的 A100 上 1B–70B 模型、"
-       "512–8192 token 的训练达到 52–79 %（其 FLOPs 含注意力部分，本估算不计，在这些长度上多 5–15 %），故快端约 75 %；"
-       "调优良好的大规模训练 57–58 %（PaLM、Megatron-LM）；未调优的框架更低，此处假设 30–75 %"),
+    en="share of dense peak spent on executed FLOPs (6 x parameters x tokens plus causal attention, recomputation "
+       "included, i.e. hardware FLOPs utilisation): MosaicML's published A100 runs of 1B-70B models at 512-65k tokens "
+       "reach 36-78 % on that count (90 % of them at most 74 %), tuned large-scale training 57-58 % (PaLM, "
+       "Megatron-LM); untuned stacks reach less, so 30-75 % is assumed",
+    zh="实际执行 FLOPs（6 × 参数 × token 加因果注意力，含重计算，即硬件 FLOPs 利用率）占稠密峰值的比例：MosaicML 公布的 "
+       "A100 上 1B–70B 模型、512–65k token 的训练按此口径为 36–78 %（九成不超过 74 %），调优良好的大规模训练 57–58 %"
+       "（PaLM、Megatron-LM）；未调优的框架更低，此处假设 30–75 %"),
     (SRC_LLMFOUNDRY, SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON))
 # QLoRA: the 4-bit base weights are dequantized to 16 bits before each matmul that uses them (forward, the backward's
 # input gradient, and the recomputed forward under checkpointing), and the matmul itself runs in 16 bits. The
