@@ -108,3 +108,13 @@ def test_lora_is_sharded_with_zero3_only() -> None:
     stages = {dict(s.update).get("distributed") for s in training_steps(w, bf16=True, gpus=1, fixed_gpus=False,
                                                                           max_gpus_per_node=8)}
     assert stages == {None, Distributed.zero3}
+
+
+def test_a_plan_scaled_out_for_a_deadline_still_says_what_zero3_would_need() -> None:
+    import re
+
+    rec = recommend({"task": "llm_finetune", "model": "Llama 2 7B", "finetune_method": "full", "num_samples": 2000000,
+                     "seq_len": 2048, "deadline_hours": 24, "lang": "en"})
+    said = re.search(r"ZeRO-3 / FSDP would need about ([\d.]+) GiB per GPU", rec.render("en"))
+    assert rec.instance.total_gpus > 8 and "MIT-ZERO2" in {t.rule_id for t in rec.trace}   # scaled out beyond memory
+    assert said is not None and float(said.group(1)) > 0
