@@ -174,6 +174,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "headroom_pct": 0.0, "planned_batch": job.batch, "accum_steps": 1, "vcpu_need": host.vcpu,
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0,
                 "planned_quantization": enum_value(job.workload.quantization, "none"),
+                "planned_sharding": enum_value(job.workload.distributed, "none"), "zero3_mem_gib": 0.0,
                 "kv_budget_gib": 0.0, "kv_capacity_tokens": 0, "kv_capacity_seqs": 0, "kv_kib_per_token": 0.0}
     t, gpu = c.instance, c.gpu
     return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb), "gpu_name": gpu.display_name,
@@ -192,7 +193,25 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "accum_steps": c.variant.accum_steps, "vcpu_need": c.vcpu_need,
             "ram_need_gib": round(c.ram_need_gib, 1), "price_known": c.price_per_hour is not None,
             "price_per_hour": float(c.price_per_hour or 0.0), "planned_quantization": enum_value(c.variant.workload.quantization, "none"),
+            "planned_sharding": enum_value(c.variant.workload.distributed, "none"),
+            "zero3_mem_gib": round(_zero3_gib(c, job), 1),
             **_kv_capacity_facts(c, job)}
+
+
+def _zero3_gib(c: Any, job: Job) -> float:
+    """A ZeRO-1 / 2 plan: the device memory per GPU ZeRO-3 would need at its GPU count (the planner's figure, else
+    estimated here: a plan scaled out for a deadline has none); 0 for other plans."""
+    w = c.variant.workload
+    if enum_value(w.distributed, "none") not in ("zero1", "zero2") or c.total_gpus <= 1:
+        return 0.0
+    if c.zero3_gib:
+        return c.zero3_gib
+    from gpu_advisor.memory import estimate_memory
+    from gpu_advisor.workload import Distributed
+
+    full = w.model_copy(update={"distributed": Distributed.zero3})
+    estimate = job.memo.get(full) or estimate_memory(full)
+    return estimate.device_total_gib
 
 
 def _kv_capacity_facts(c: Any, job: Job) -> dict[str, Any]:

@@ -34,6 +34,14 @@ STEP_TEXT = {
 # serving's ladder (ladder.inference_steps): 8-bit weights at the AMP step, tensor parallelism at the sharding step
 SERVING_STEP_TEXT = {**STEP_TEXT, STEP_AMP: Text(en="INT8 weights", zh="INT8 权重"),
                      STEP_SHARD: Text(en="tensor parallelism", zh="张量并行")}
+# a plan that shards with ZeRO-1 / 2 (ladder.ZERO_STAGES) says which, in DeepSpeed's terms
+STAGE_TEXT = {
+    "zero1": {**STEP_TEXT, STEP_SHARD: Text(en="ZeRO-1 optimizer-state sharding (DeepSpeed zero_optimization.stage 1)",
+                                            zh="ZeRO-1 优化器状态分片（DeepSpeed zero_optimization.stage 1）")},
+    "zero2": {**STEP_TEXT, STEP_SHARD: Text(en="ZeRO-2 optimizer-state and gradient sharding (DeepSpeed "
+                                               "zero_optimization.stage 2)",
+                                            zh="ZeRO-2 优化器状态与梯度分片（DeepSpeed zero_optimization.stage 2）")},
+}
 MAX_ALTERNATIVES = 5
 
 
@@ -98,7 +106,8 @@ def _mitigations(c: Candidate, base: Any) -> list[Text]:
         STEP_MORE_NODES: more_nodes,
         STEP_OFFLOAD: bool(w.cpu_offload) and not base.cpu_offload,
     }
-    texts = SERVING_STEP_TEXT if w.task == Task.inference else STEP_TEXT
+    texts = SERVING_STEP_TEXT if w.task == Task.inference else STAGE_TEXT.get(getattr(w.distributed, "value", None),
+                                                                             STEP_TEXT)
     return [texts[s] for s in sorted(texts) if s <= c.variant.step and applied[s]]
 
 

@@ -48,6 +48,9 @@ def _describe(plan: Plan | None) -> Text:
         extra_en, extra_zh = " with CPU offload", "，且需 CPU 卸载"
     elif enum_value(w.distributed, "none") in ("zero3", "fsdp") and c.total_gpus > 1:
         extra_en, extra_zh = " with ZeRO-3 sharding", "，用 ZeRO-3 分片"
+    elif enum_value(w.distributed, "none") in ("zero1", "zero2") and c.total_gpus > 1:
+        stage = enum_value(w.distributed, "none")[-1]
+        extra_en, extra_zh = f" with ZeRO-{stage} (DeepSpeed stage {stage})", f"，用 ZeRO-{stage}（DeepSpeed stage {stage}）"
     nodes_en = f" on {c.nodes} machines" if c.nodes > 1 else ""
     nodes_zh = f"（{c.nodes} 台）" if c.nodes > 1 else ""
     return Text(en=f"{c.total_gpus} × {c.gpu.display_name}{nodes_en}{extra_en} (about {c.estimate.device_total_gib:.1f} GiB per GPU)",

@@ -50,17 +50,31 @@ class LinkEfficiency(Band):
     """Share of a link's rate a ring collective reaches."""
 
 
-_LLM = Utilisation(0.30, 0.60, Text(
-    en="share of dense peak spent on executed FLOPs (recomputation included, i.e. hardware FLOPs utilisation): tuned "
-       "large-scale training reaches 57-58 % (PaLM, Megatron-LM); torchtune's published Llama 3.2 3B full fine-tune "
-       "on one A100 implies ~57 %; untuned stacks reach less, so 30-60 % is assumed",
-    zh="实际执行 FLOPs（含重计算，即硬件 FLOPs 利用率）占稠密峰值的比例：调优良好的大规模训练可达 57–58 %"
-       "（PaLM、Megatron-LM）；torchtune 公布的 Llama 3.2 3B 单卡 A100 全参微调约合 57 %；未调优的框架更低，"
-       "此处假设 30–60 %"),
-    (SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON, SRC_TORCHTUNE))
-_QLORA = Utilisation(0.20, 0.45, Text(
-    en="assumption: 4-bit base weights are de-quantised on every matmul, so utilisation is lower than for bf16 (20-45 %)",
-    zh="假设：4 bit 基座权重在每次矩阵乘法时都要反量化，利用率低于 BF16，取 20–45 %"))
+SRC_LLMFOUNDRY = ("mosaicml/llm-foundry@8c8dd48f scripts/train/benchmarking/README.md, 'A100 80GB with 1600 Gbps "
+                  "node-node interconnect' table (recorded in bench/data/llmfoundry_a100_mfu.csv, checked by "
+                  "tests/test_utilisation_band.py): MPT 1B-70B at 512-65536 tokens, 36-78 % on this estimate's FLOP count")
+_LLM = Utilisation(0.30, 0.75, Text(
+    en="share of dense peak spent on executed FLOPs (6 x parameters x tokens plus causal attention, recomputation "
+       "included, i.e. hardware FLOPs utilisation): MosaicML's published A100 runs of 1B-70B models at 512-65k tokens "
+       "reach 36-78 % on that count (90 % of them at most 74 %), tuned large-scale training 57-58 % (PaLM, "
+       "Megatron-LM); untuned stacks reach less, so 30-75 % is assumed",
+    zh="实际执行 FLOPs（6 × 参数 × token 加因果注意力，含重计算，即硬件 FLOPs 利用率）占稠密峰值的比例：MosaicML 公布的 "
+       "A100 上 1B–70B 模型、512–65k token 的训练按此口径为 36–78 %（九成不超过 74 %），调优良好的大规模训练 57–58 %"
+       "（PaLM、Megatron-LM）；未调优的框架更低，此处假设 30–75 %"),
+    (SRC_LLMFOUNDRY, SRC_PALM, SRC_KORTHIKANTI, SRC_MEGATRON))
+# QLoRA: the 4-bit base weights are dequantized to 16 bits before each matmul that uses them (forward, the backward's
+# input gradient, and the recomputed forward under checkpointing), and the matmul itself runs in 16 bits. The
+# dequantization is memory traffic proportional to the parameters, not to the tokens: it is counted apart
+# (timing.dequant_seconds), so the matmuls keep the 16-bit band.
+SRC_DEQUANT = ("bitsandbytes MatMul4Bit @61a4a20d-5453368b forward: linear(A, dequantize_4bit(B).to(A.dtype)), "
+               "backward: matmul(grad_output, dequantize_4bit(B)) (the backward still at 95f9af30); torchtune LoRALinear "
+               "uses torchao linear_nf4 (F.linear(input, weight.to(input.dtype))) @bd2a0fc7 torchtune/modules/peft/lora.py")
+DEQUANT_BYTES_PER_PARAM = 0.5 + 0.127 / 8 + 2.0   # read NF4 + double-quantised constants, write the 16-bit copy
+_QLORA = Utilisation(_LLM.low, _LLM.high, Text(
+    en="4-bit base weights are dequantized to 16 bits before each matmul, which then runs as in bf16: the 16-bit band "
+       "(30-75 %), with the dequantization's memory traffic counted apart",
+    zh="4 bit 基座权重在每次矩阵乘法前反量化为 16 位，矩阵乘法本身与 BF16 相同：沿用 16 位的利用率区间（30–75 %），"
+       "反量化的显存读写另行计入"), (SRC_LLMFOUNDRY, SRC_DEQUANT))
 _ENCODER = Utilisation(0.20, 0.45, Text(
     en="assumption: BERT-class encoders at short sequences keep Tensor Cores less busy than large decoders (20-45 %)",
     zh="假设：短序列的 BERT 类编码器对 Tensor Core 的利用低于大型解码器，取 20–45 %"), (SRC_PALM,))
@@ -130,6 +144,10 @@ SCALING_TCP = Scaling(0.50, 0.70, Text(
 # reduce-scatter after backward).
 SRC_ZERO_COMM = ("Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 7.2.2 (ZeRO-3: parameter all-gather in forward "
                  "and backward + gradient reduce-scatter, 3 Psi per step vs 2 Psi for data parallelism)")
+SRC_DS_STAGE2 = ("microsoft/DeepSpeed@38327e07 deepspeed/runtime/engine.py allreduce_gradients: 'ZeRO stage >= 2 "
+                 "communicates during non gradient accumulation boundaries as well', stage 1 only at the boundary; "
+                 "Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 7.2.1 (P_os+g: reduce-scatter + all-gather, "
+                 "2 Psi, the volume of data parallelism)")
 SRC_PCIE = ("PCI-SIG PCIe Base Specification 3.0 / 4.0 / 5.0: 8 / 16 / 32 GT/s per lane, 128b/130b encoding, so x16 "
             "carries 15.75 / 31.5 / 63 GB/s per direction (NVIDIA datasheets state 32 / 64 / 128 GB/s bidirectional)")
 SRC_NCCL_PCIE = ("NVIDIA/nccl issue #1639 (2025-03-14): 8 x PCIe Gen5 GPUs reach 28 GB/s all-reduce bus bandwidth "

@@ -1,4 +1,11 @@
-"""The parameter traffic that ZeRO-3 / FSDP adds to every micro-step, from first principles.
+"""The parameter traffic that ZeRO-2 / ZeRO-3 / FSDP add to every micro-step, from first principles.
+
+Per optimizer step, DDP and ZeRO-1 all-reduce the gradients once (a reduce-scatter and an all-gather, 2 Psi; ZeRO-1
+all-gathers the updated 16-bit parameters instead of the reduced gradients: the same volume), which the scaling band
+(basis.SCALING_*) stands for. ZeRO-2 reduce-scatters the gradients at every micro-step, accumulation steps included,
+and all-gathers the updated parameters once per step (DeepSpeed engine.allreduce_gradients: "ZeRO stage >= 2
+communicates during non gradient accumulation boundaries as well", basis.SRC_DS_STAGE2): with one micro-step per step
+that is DDP's volume, with k it is (k - 1) more gradient reduce-scatters. ZeRO-3 / FSDP:
 
 Per micro-step each GPU all-gathers the 16-bit (or 4-bit) parameters twice (forward, backward) and reduce-scatters the
 gradients of the trainable parameters once; a ring moves (n-1)/n of each tensor through every GPU's link
@@ -67,21 +74,55 @@ def _link(candidate: Any) -> tuple[float, str, basis.LinkEfficiency] | None:
     return rate, _pcie_generation(rate), basis.LINK_PCIE
 
 
-def sharding_traffic(candidate: Any) -> Traffic | None:
-    """The per-micro-step traffic of a ZeRO-3 / FSDP plan over several GPUs, or None (not sharded, or no link figure)."""
+def _grad_bytes(w: Any) -> float:
+    if enum_value(getattr(w, "finetune_method", None), "full") in ("lora", "qlora"):
+        return 4.0  # fp32 adapters (PEFT)
+    return 4.0 if enum_value(w.precision, "fp32") == "fp32" else 2.0
+
+
+def stage_bytes(w: Any, profile: Any, n: int, accum: int) -> float:
+    """Bytes through one GPU's link per micro-step under the workload's data-parallel stage over ``n`` GPUs, with
+    ``accum`` micro-steps per optimizer step, DDP's own all-reduce included (ring: (n-1)/n of each tensor):
+    ddp / zero1  2 Psi_g / k           (one all-reduce per optimizer step)
+    zero2        Psi_g + Psi_p / k     (reduce-scatter every micro-step, all-gather of the updated parameters per step)
+    zero3 / fsdp 2 Psi_p + Psi_g       (two parameter all-gathers and a gradient reduce-scatter every micro-step)
+    The planner compares the stages that fit a GPU count by it (planner._best_stage)."""
+    if n <= 1:
+        return 0.0
+    params = profile.params_billion * 1e9
+    grads = profile.trainable_params_billion * 1e9 * _grad_bytes(w)
+    k = max(1, int(accum))
+    dist = enum_value(w.distributed, "none")
+    if dist in SHARDED:
+        moved = 2.0 * params * _gathered_bytes_per_param(w) + grads
+    elif dist == "zero2":
+        moved = grads + profile.trainable_params_billion * 1e9 * _gathered_bytes_per_param(w) / k
+    else:
+        moved = 2.0 * grads / k
+    return moved * (n - 1) / n
+
+
+def sharding_traffic(candidate: Any, accum: int | None = None) -> Traffic | None:
+    """The per-micro-step traffic a ZeRO-2 / ZeRO-3 / FSDP plan over several GPUs moves beyond what the scaling band
+    stands for, or None (nothing beyond it, or no link figure). ZeRO-3 / FSDP: all of it (as before ZeRO-2 was
+    planned); ZeRO-2: the gradient reduce-scatters of the micro-steps that DDP would not communicate in, (k - 1) / k of
+    one per micro-step; none with one micro-step per optimizer step. ``accum``: micro-steps per optimizer step (the
+    plan's by default)."""
     w = candidate.variant.workload
     n = candidate.total_gpus
-    if n <= 1 or enum_value(w.distributed, "none") not in SHARDED:
+    dist = enum_value(w.distributed, "none")
+    if n <= 1 or dist not in SHARDED | {"zero2"}:
+        return None
+    k = max(1, int(getattr(candidate.variant, "accum_steps", 1) if accum is None else accum))
+    if dist == "zero2" and k <= 1:
         return None
     link = _link(candidate)
     if link is None:
         return None
     rate, name, eff = link
     profile = candidate.estimate.profile
-    params = profile.params_billion * 1e9
-    trainable = profile.trainable_params_billion * 1e9
-    grad_bytes = 4.0 if enum_value(w.precision, "fp32") == "fp32" else 2.0
-    if enum_value(getattr(w, "finetune_method", None), "full") in ("lora", "qlora"):
-        grad_bytes = 4.0  # fp32 adapters (PEFT)
-    moved = (2.0 * params * _gathered_bytes_per_param(w) + trainable * grad_bytes) * (n - 1) / n
+    if dist == "zero2":
+        moved = profile.trainable_params_billion * 1e9 * _grad_bytes(w) * (1 - 1 / k) * (n - 1) / n
+    else:
+        moved = stage_bytes(w, profile, n, k)
     return Traffic(moved, rate * eff.low, rate * eff.high, name, eff, rate)

@@ -1,6 +1,7 @@
 """Time to train one option: FLOPs of the job / (dense peak x utilisation x GPUs x scaling efficiency).
 
-compute = train_flops_per_sample (memory estimator, at the option's resolved size) x samples x epochs
+compute = (train_flops_per_sample (memory estimator, at the option's resolved size: 6 x parameters x tokens)
+           + causal self-attention (attention_flops_per_sample)) x samples x epochs
           x 4/3 when activations are recomputed (ladder.TIME_FACTOR)
 wall    = compute / (peak TFLOPS x MFU x GPUs x scaling efficiency); GPU-hours = wall x GPUs.
 The low end uses the high utilisation, scaling and peak, the high end the low ones.
@@ -130,20 +131,36 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
                         precision=precision)
     recompute = TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0
     lora, lora_notes = lora_factor(candidate.estimate, w)
-    flops = candidate.estimate.train_flops_per_sample * lora * samples * epochs * recompute * token_share(job, w)
+    share = token_share(job, w)
+    attention = attention_flops_per_sample(candidate.estimate.profile, (w.seq_len or 0) * share)
+    per_sample = candidate.estimate.train_flops_per_sample * lora * share
+    flops = (per_sample + attention) * samples * epochs * recompute
+    if attention >= 0.1 * (per_sample + attention):
+        notes.append(_attention_note(attention / (per_sample + attention), w.seq_len * share))
     util = utilisation_for(family, w, candidate.gpu)
     scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
     gpus = candidate.total_gpus
     fastest = flops / (peak.high * 1e12 * util.high * gpus * scale.high) / 3600
     slowest = flops / (peak.low * 1e12 * util.low * gpus * scale.low) / 3600
-    traffic = sharding_traffic(candidate)
+    dequant = dequant_seconds(w, candidate.estimate.profile, getattr(candidate.gpu, "memory_bandwidth_gb_s", None))
+    if dequant > 0:
+        micro_steps = samples * epochs / (gpus * max(1, w.batch_size_per_gpu or 1))
+        extra = dequant * micro_steps / 3600
+        notes.append(_dequant_note(extra, (fastest, slowest), candidate.gpu))
+        fastest, slowest = fastest + extra, slowest + extra
+    traffic = sharding_traffic(candidate) if gpus > 1 else None
     comm_notes: list[Note] = []
     if traffic is not None:
         micro = _traffic_micro_batch(candidate, job)
+        planned = max(1, w.batch_size_per_gpu or 1)
+        stage2 = enum_value(w.distributed, "none") == "zero2"
+        if stage2 and micro != planned:  # the same samples per optimizer step in fewer, larger micro-steps
+            traffic = sharding_traffic(candidate, accum=-(-candidate.variant.accum_steps * planned // micro))
+    if traffic is not None:
         steps = samples * epochs / (gpus * micro)
         comm_fast, comm_slow = (s * steps / 3600 for s in traffic.seconds())
         comm_notes.append(_traffic_note(traffic, gpus, steps, (fastest, slowest), (comm_fast, comm_slow), micro,
-                                        max(1, w.batch_size_per_gpu or 1)))
+                                        planned, stage2))
         fastest, slowest = max(fastest, comm_fast), slowest + comm_slow  # full overlap .. none
     wall = Range(low=fastest, high=slowest)
     return TimeEstimate(total_pflop=flops / 1e15, precision=precision, peak_tflops=peak,
@@ -151,6 +168,72 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
                         scaling=_band(scale.low, scale.high), recompute_factor=recompute,
                         gpu_hours=wall.scale(gpus), wall_hours=wall,
                         notes=notes + peak_notes + lora_notes + comm_notes)
+
+
+@lru_cache(maxsize=256)
+def _attention_shape(key: str) -> tuple[int, int, float, float, int, int] | None:
+    """(layers, heads, q.k width, p.v width, sliding-window layers, window) of a decoder in the registry, or None."""
+    from gpu_advisor.kb.models import knowledge   # the registry (imported late: costing loads before the knowledge base)
+
+    t = knowledge().transformers.get(key)
+    if t is None or t.family != "llm" or not t.layers or not t.heads:
+        return None
+    qk = (t.qk_nope_head_dim or 0) + (t.qk_rope_head_dim or 0) or t.head_dim
+    return t.layers, t.heads, float(qk), float(t.v_head_dim or t.head_dim), t.sliding_layers, t.sliding_window or 0
+
+
+def attention_flops_per_sample(profile: Any, tokens: float) -> float:
+    """Training FLOPs of causal self-attention for one sample of ``tokens`` tokens, which 6 x parameters x tokens leaves
+    out: per layer and head Q.K^T (2 x q.k width) and P.V (2 x p.v width) FLOPs per query-key pair, over the s^2 / 2 pairs
+    a causal kernel computes (FlashAttention / SDPA skip the masked half; a sliding window of w: s w - w^2 / 2), times 3
+    for forward and backward: Narayanan et al. 2021, arXiv:2104.04473, sec. 5.1 count 12 x layers x hidden x s^2 per
+    sample over all pairs; causal kernels skip the masked blocks (FlashAttention-2, Dao 2023, arXiv:2307.08691,
+    sec. 3.1.1), half of it. 0 for a model without a registered decoder shape."""
+    shape = _attention_shape(getattr(profile, "key", "") or "") if tokens > 0 else None
+    if shape is None:
+        return 0.0
+    layers, heads, qk, pv, local_layers, window = shape
+
+    def pairs(span: float) -> float:
+        return tokens * tokens / 2 if span >= tokens else tokens * span - span * span / 2
+
+    local = min(local_layers, layers) if window else 0
+    all_pairs = (layers - local) * pairs(tokens) + local * pairs(window)
+    return 3.0 * 2.0 * heads * (qk + pv) * all_pairs
+
+
+def _attention_note(share: float, tokens: float) -> Note:
+    return note(
+        "time_attention",
+        f"At {tokens:,.0f} tokens per sample causal self-attention is {share:.0%} of the training FLOPs (it grows with "
+        "the square of the sequence; counted besides 6 x parameters x tokens).",
+        f"每个样本 {tokens:,.0f} 个 token 时，因果自注意力占训练 FLOPs 的 {share:.0%}（随序列长度平方增长；在 6 × 参数 × token "
+        "之外另计）。", "seq_len", int(tokens))
+
+
+def dequant_seconds(w: Any, profile: Any, bandwidth_gb_s: float | None) -> float:
+    """QLoRA: seconds one GPU spends per micro-step dequantizing the 4-bit base to 16 bits (basis.SRC_DEQUANT): every
+    base parameter (all of them counted; the 16-bit embeddings make it a slight overcount) read at 4 bits and written
+    at 16 in the forward, again in the backward, and once more in the recomputed forward under checkpointing, at the
+    GPU's memory bandwidth. Under FSDP each GPU dequantizes every layer it gathers. 0 for other methods or without a
+    bandwidth figure."""
+    if enum_value(getattr(w, "finetune_method", None), "full") != "qlora" or not bandwidth_gb_s:
+        return 0.0
+    passes = 3 if w.gradient_checkpointing else 2
+    return passes * profile.params_billion * 1e9 * basis.DEQUANT_BYTES_PER_PARAM / (bandwidth_gb_s * 1e9)
+
+
+def _dequant_note(hours: float, compute: tuple[float, float], gpu: Any) -> Note:
+    return note(
+        "time_dequant",
+        f"QLoRA: the 4-bit base weights are dequantized to 16 bits before each matmul (forward, backward, and the "
+        f"recomputed forward with checkpointing), memory traffic at the {gpu.display_name}'s "
+        f"{gpu.memory_bandwidth_gb_s:g} GB/s: about {hours:.2f} h added to {compute[0]:.1f}-{compute[1]:.1f} h of "
+        f"matmuls; it shrinks with more tokens per micro-step ({basis.SRC_DEQUANT}).",
+        f"QLoRA：4 bit 基座权重在每次矩阵乘法前（前向、反向，开启检查点时还有重算的前向）反量化为 16 位，按 "
+        f"{gpu.display_name} 的显存带宽 {gpu.memory_bandwidth_gb_s:g} GB/s 计约增加 {hours:.2f} 小时（矩阵乘法 "
+        f"{compute[0]:.1f}–{compute[1]:.1f} 小时）；每个微步的 token 越多，占比越小（{basis.SRC_DEQUANT}）。",
+        "finetune_method", "qlora")
 
 
 MAX_TRAFFIC_MICRO_BATCH = 64
@@ -187,13 +270,26 @@ def _gb_s(t: Traffic) -> str:
 
 
 def _traffic_note(t: Traffic, gpus: int, steps: float, compute: tuple[float, float], comm: tuple[float, float],
-                  micro: int, planned: int) -> Note:
+                  micro: int, planned: int, stage2: bool = False) -> Note:
     per_step = t.bytes_per_step / 1e9
     micro_en = micro_zh = ""
     if micro != planned:
         micro_en = (f" Counted at a micro-batch of {micro}, the largest that fits beside the sharded states (batch not "
                     f"given; at {planned} the traffic is {micro / planned:.0f}x larger).")
         micro_zh = f"按能放下的最大微批 {micro} 计（未给出 batch；按 {planned} 计通信量为 {micro / planned:.0f} 倍）。"
+    if stage2:
+        return note(
+            "time_shard_traffic",
+            f"ZeRO-2 over {gpus} GPUs: the gradients are reduce-scattered at every micro-step, gradient-accumulation "
+            f"steps included, where DDP communicates once per optimizer step; the extra {per_step:.1f} GB per "
+            f"micro-step through each GPU's link ({t.link}, {_gb_s(t)} effective: {t.efficiency.why.en}) over "
+            f"{steps:,.0f} micro-steps is {comm[0]:.1f}-{comm[1]:.1f} h against {compute[0]:.1f}-{compute[1]:.1f} h of "
+            f"compute, taken between full overlap and none ({basis.SRC_DS_STAGE2}).{micro_en}",
+            f"ZeRO-2 分片到 {gpus} 张卡：每个微步（含梯度累积步）都要 reduce-scatter 梯度，而 DDP 每个优化器步只通信一次；"
+            f"每个微步每卡链路（{t.link}，有效 {_gb_s(t)}：{t.efficiency.why.zh}）多收发 {per_step:.1f} GB，"
+            f"{steps:,.0f} 个微步共 {comm[0]:.1f}–{comm[1]:.1f} 小时，计算 {compute[0]:.1f}–{compute[1]:.1f} 小时，"
+            f"时间取完全重叠到完全不重叠之间（{basis.SRC_DS_STAGE2}）。{micro_zh}",
+            "distributed", round(per_step, 2))
     return note(
         "time_shard_traffic",
         f"ZeRO-3 / FSDP over {gpus} GPUs: every micro-step all-gathers the parameters twice and reduce-scatters the "

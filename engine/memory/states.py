@@ -7,12 +7,22 @@ Bytes per parameter (cited in the output):
   (torch.cuda.amp keeps fp32 parameters, so grads are fp32; the 16-bit copies are autocast's weight cache).
 - pure bf16: weights 2, grads 2, each optimizer state 2 (torch optimizers keep states in the parameter dtype).
 - Optimizer states: SGD 0, SGD momentum 1, Adam/AdamW 2, Lion 1, 8-bit AdamW 2 x 1 byte, Adafactor ~0.05.
+- Sharding over n GPUs (Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 5 and Figure 1): ZeRO-1 (P_os) divides
+  the optimizer states and the fp32 master copy by n, 2 Psi + 2 Psi + K Psi / n with AMP and Adam (K = 12); ZeRO-2
+  (P_os+g) the gradients too, 2 Psi + (2 + K) Psi / n; ZeRO-3 / FSDP (P_os+g+p) the weights too, (2 + 2 + K) Psi / n
+  plus the gathered layers in flight. The paper's 7.5B example on 64 GPUs: 120 GB, 31.4 GB, 16.6 GB, 1.9 GB.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+# DeepSpeed ZeRO-1 / 2 (microsoft/DeepSpeed@38327e07 deepspeed/runtime/zero/stage_1_and_2.py): the gradients are
+# reduced through an "ipg" buffer of reduce_bucket_size elements in the gradient dtype (torch.empty(reduce_bucket_size),
+# zero/config.py default 5e8, as in LLaMA-Factory examples/deepspeed/ds_z2_config.json), and at the optimizer step each
+# rank's gradient partition is flattened and cast to fp32 for the fp32 optimizer (single_grad_partition
+# ... .to(single_partition_of_fp32_groups[i].dtype)): 4 bytes per trainable parameter / n beside the 16-bit gradients.
+DS_REDUCE_BUCKET = 5e8
 STATES = {"sgd": 0.0, "sgd_momentum": 1.0, "adam": 2.0, "adamw": 2.0, "lion": 1.0, "adafactor": 0.05}
 SHARD_OPT = {"zero1", "zero2", "zero3", "fsdp"}
 SHARD_GRAD = {"zero2", "zero3", "fsdp"}
@@ -75,6 +85,10 @@ def model_states(params: float, trainable: float, frozen_bytes_per_param: float 
         if dist in SHARD_WEIGHTS:
             weights, grads = 0.0, 0.0
     buckets = trainable * g if dist == "ddp" and n > 1 else 0.0
+    if dist in ("zero1", "zero2") and n > 1 and frozen_bytes_per_param is None:
+        buckets = min(trainable, DS_REDUCE_BUCKET) * g
+        if master > 0 and not s.get("cpu_offload"):
+            grads += trainable * 4.0 / n   # the fp32 copy of this rank's gradient partition at the step
     return StateBytes(weights, grads, optim, mast, buckets, gathered)
 
 

@@ -1,9 +1,15 @@
 """The ordered out-of-memory mitigation chain, as workload variants.
 
-AMP -> gradient checkpointing -> smaller micro-batch + gradient accumulation -> ZeRO-3 / FSDP sharding over
-the GPUs of one instance -> more instances. Each step keeps the previous ones, so the first step at which a
-card fits is the least intrusive change that makes the job fit. The memory of each variant comes from the
-memory estimator; nothing here estimates memory itself.
+AMP -> gradient checkpointing -> smaller micro-batch + gradient accumulation -> ZeRO sharding over the GPUs of one
+instance -> more instances. Each step keeps the previous ones, so the first step at which a card fits is the least
+intrusive change that makes the job fit. The memory of each variant comes from the memory estimator; nothing here
+estimates memory itself.
+
+Sharding is offered at every GPU count in three stages (Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 5):
+ZeRO-1 shards the optimizer states, ZeRO-2 the gradients too, ZeRO-3 (FSDP) the parameters too. Memory falls from
+stage to stage; communication rises (costing/comm.py: ZeRO-1 moves what DDP moves, ZeRO-2 reduce-scatters the
+gradients at every micro-step, ZeRO-3 adds two parameter all-gathers per micro-step). Which of the stages that fit a
+GPU count the plan uses is decided by that traffic (planner._best_stage), not by this order.
 """
 
 from __future__ import annotations
@@ -15,6 +21,9 @@ from typing import Any
 from gpu_advisor.workload import Distributed, Precision, Quantization, Workload
 
 STEP_AS_GIVEN, STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_SHARD, STEP_MORE_NODES, STEP_OFFLOAD = range(7)
+# the sharding stages, least sharded first (memory falls, traffic rises); fsdp (FULL_SHARD) shards as ZeRO-3 does
+ZERO_STAGES = (Distributed.zero1, Distributed.zero2, Distributed.zero3)
+STAGE_OF = {Distributed.zero1: 1, Distributed.zero2: 2, Distributed.zero3: 3, Distributed.fsdp: 3}
 GPUS_PER_NODE_CHOICES = (1, 2, 4, 8)
 MAX_TOTAL_GPUS = 512
 
@@ -79,7 +88,19 @@ def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_
     skip = _trainer_skips(w.model)
     return list(_training_steps(w.precision, bool(w.gradient_checkpointing) or "checkpointing" in skip,
                                 w.batch_size_per_gpu or 1, bf16, gpus, fixed_gpus, max_gpus_per_node,
-                                bool(w.cpu_offload) or not _offload_applies(w), "sharding" in skip))
+                                bool(w.cpu_offload) or not _offload_applies(w), "sharding" in skip,
+                                _stages(w.distributed, _offload_applies(w))))
+
+
+def _stages(given: Distributed | None, full_states: bool) -> tuple[Distributed, ...]:
+    """The sharding stages the chain may use: the one the job asks for and the more sharded ones (a job that asks for
+    ZeRO-3 / FSDP is never planned with less sharding than it asked for); all three for none / ddp. ZeRO-1 / 2 only
+    where optimizer state and gradients are a large share of memory (a full fine-tune or pretraining of a
+    transformer): for LoRA / QLoRA they are the adapters' few MB and the frozen base is what must be split."""
+    if not full_states:
+        return (Distributed.zero3,)
+    at_least = STAGE_OF.get(given, 1) if given is not None else 1
+    return tuple(d for d in ZERO_STAGES if STAGE_OF[d] >= at_least)
 
 
 @lru_cache(maxsize=512)
@@ -107,7 +128,8 @@ def _offload_applies(w: Workload) -> bool:
 @lru_cache(maxsize=1024)
 def _training_steps(precision: Precision | None, checkpointing: bool, batch: int, bf16: bool, gpus: int,
                     fixed_gpus: bool, max_gpus_per_node: int, offloaded: bool = False,
-                    no_sharding: bool = False) -> tuple[Step, ...]:
+                    no_sharding: bool = False,
+                    stages: tuple[Distributed, ...] = (Distributed.zero3,)) -> tuple[Step, ...]:
     out = [Step(STEP_AS_GIVEN, (), gpus)]
     kept: dict[str, Any] = {}
     amp = _amp_precision(precision, bf16)
@@ -125,10 +147,15 @@ def _training_steps(precision: Precision | None, checkpointing: bool, batch: int
     small = {**kept, "batch_size_per_gpu": 1} if batch > 1 else kept
     if no_sharding:   # the trainer has no ZeRO / FSDP / offload: micro-batch 1 is its last step
         return tuple(out)
+    if batch <= 1:
+        # one micro-step per optimizer step: ZeRO-1 moves what ZeRO-2 moves (costing/comm.stage_bytes) and holds more,
+        # so the planner could never take it
+        stages = tuple(d for d in stages if d != Distributed.zero1) or stages
     for n in _shard_counts(gpus, fixed_gpus, max_gpus_per_node):
         step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
-        out.append(Step(step, tuple({**small, "distributed": Distributed.zero3, "num_gpus": n}.items()), n,
-                        accum_steps=batch))
+        for stage in stages:
+            out.append(Step(step, tuple({**small, "distributed": stage, "num_gpus": n}.items()), n,
+                            accum_steps=batch))
     if fixed_gpus and not offloaded:
         # the GPU count is the user's: model states to CPU memory (ZeRO-3 offload / FSDP CPUOffload) is what is left
         out.append(Step(STEP_OFFLOAD, tuple({**small, "distributed": Distributed.zero3, "num_gpus": gpus,

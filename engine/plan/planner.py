@@ -17,7 +17,9 @@ from gpu_advisor.util.i18n import Text
 from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_MORE_NODES, STEP_OFFLOAD, STEP_SHARD, TIME_FACTOR, Copies, Step, Variant, inference_steps, training_steps
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.plan.preference import resolve_gpu_preference
-from gpu_advisor.workload import Precision, Task, Workload
+from gpu_advisor.workload import Distributed, Precision, Task, Workload, enum_value
+
+LESS_SHARDED = (Distributed.zero1, Distributed.zero2)
 
 FIT_HEADROOM = 0.05  # keep 5 % of the card free beyond the estimate (which already has context + slack)
 EXCLUDED_STATUS = ("not_recommended", "preview", "unverified")
@@ -48,6 +50,7 @@ class Candidate:
     fewer: tuple[int, float, str] | None = None
     fp16_for_bf16: bool = False  # a GPU without BF16, sized and timed in FP16 because the precision was not given
     priced_from: int = 0  # _priced_layout: GPUs memory alone needs, when no type of that many has a price here
+    zero3_gib: float = 0.0  # ZeRO-1 / 2 plan: the device memory per GPU ZeRO-3 would need at its GPU count
 
     @property
     def price_per_hour(self) -> float | None:
@@ -268,15 +271,52 @@ def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Cha
     if not _fits(_step_estimate(w, steps[-1], memo, chains)[1], gpu):
         return None  # the most aggressive step does not fit: no earlier step will
     loose = (first, estimate) if _fits(estimate, gpu) else None
+    zero3 = {(st.step, st.gpus): st for st in steps if dict(st.update).get("distributed") == Distributed.zero3}
     for step in steps[1:]:
         if placeable is not None and not placeable(step.gpus):
             continue  # no type carries this layout: a fit there is no plan
+        full = zero3.get((step.step, step.gpus)) if dict(step.update).get("distributed") in LESS_SHARDED else None
+        if full is not None and not _fits(_step_estimate(w, full, memo, chains)[1], gpu):
+            continue  # ZeRO-1 / 2 hold more than ZeRO-3 at the same count: when ZeRO-3 does not fit, neither do they
         variant, estimate = _step_estimate(w, step, memo, chains)
         if _fits(estimate, gpu, strict=True):
             return variant, estimate, False
         if loose is None and _fits(estimate, gpu):
             loose = (variant, estimate)
     return None if loose is None else (*loose, True)
+
+
+def _best_stage(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Chains, found: Variant,
+                estimate: MemoryEstimate, tight: bool) -> tuple[Variant, MemoryEstimate, float]:
+    """Of the ZeRO stages the chain offers at the found step's GPU count (ladder.ZERO_STAGES), the one that moves the
+    fewest bytes per micro-step (costing/comm.stage_bytes: ZeRO-1 what DDP moves, ZeRO-2 a gradient reduce-scatter
+    per micro-step, ZeRO-3 two parameter all-gathers on top), among those that fit as well as the found one; equal
+    traffic goes to the one with more memory to spare. The first fit is the least sharded stage that fits, so the
+    stages after it at the same count fit too; the traffic decides between them. Same link for all: one instance.
+    The third value: ZeRO-3's device memory per GPU at that count when another stage is chosen (else 0)."""
+    if found.step not in (STEP_SHARD, STEP_MORE_NODES) or found.gpus <= 1:
+        return found, estimate, 0.0
+    from gpu_advisor.costing.comm import stage_bytes   # costing imports the plan's ladder: imported when used
+
+    def rest(v: Variant) -> Workload:
+        return v.workload.model_copy(update={"distributed": found.workload.distributed})
+
+    best = (stage_bytes(found.workload, estimate.profile, found.gpus, found.accum_steps), estimate.device_total_gib)
+    chosen = (found, estimate)
+    zero3 = 0.0
+    for step in _chain(w, gpu, max_per_node, chains):
+        if step.step != found.step or step.gpus != found.gpus or dict(step.update).get("distributed") in (
+                None, found.workload.distributed):
+            continue
+        variant, est = _step_estimate(w, step, memo, chains)
+        if rest(variant) != found.workload or not _fits(est, gpu, strict=not tight):
+            continue
+        if enum_value(variant.workload.distributed, "") == "zero3":
+            zero3 = est.device_total_gib
+        key = (stage_bytes(variant.workload, est.profile, variant.gpus, variant.accum_steps), est.device_total_gib)
+        if key < best:
+            best, chosen = key, (variant, est)
+    return (*chosen, 0.0 if enum_value(chosen[0].workload.distributed, "") == "zero3" else zero3)
 
 
 def _layout(total: int, max_per_node: int, nodes: int | None = None) -> tuple[int, int]:
@@ -342,10 +382,12 @@ def _priced_layout(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], 
         estimate = _step_estimate(w, step, memo, chains)[1]
         if not _fits(estimate, gpu, strict=True):
             continue
+        variant, estimate, zero3 = _best_stage(w, gpu, max_per_node, memo, chains, variant, estimate, False)
         wider = [c for c in _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
                  if c.price is not None]
         for c in wider:
             c.priced_from = found.gpus
+            c.zero3_gib = zero3
         return wider
     return []
 
@@ -456,7 +498,10 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                 zh=f"即使采取全部显存优化措施仍放不下（每卡 {gpu.memory_gb:g} GB）")))
             continue
         variant, estimate, tight = found
+        variant, estimate, zero3 = _best_stage(job_w, gpu, max_per_node, memo, gpu_chains, variant, estimate, tight)
         cands = _candidates_for(job_w, gpu, types, max_per_node, variant, estimate, prices, hosts, tight)
+        for c in cands:
+            c.zero3_gib = zero3
         for c in cands:
             c.fp16_for_bf16 = job_w is not w
         if not cands:
