@@ -37,6 +37,8 @@ _L = {
     "price": {"en": "Price", "zh": "价格"},
     "no_price": {"en": "no price in the catalog for this region", "zh": "目录中该地域无价格"},
     "total": {"en": "total", "zh": "总计"},
+    "spot_total": {"en": "spot {span} {cur} for the job (the price floats; rework after interruptions included)",
+                   "zh": "抢占式整个作业 {span} {cur}（价格浮动；含中断后的返工）"},
     "per_month": {"en": "per month (24x7)", "zh": "每月（24×7）"},
     "for_job": {"en": "for the job, {h} h", "zh": "整个作业，{h} 小时"},
     "mitigations": {"en": "Needs", "zh": "需要"},
@@ -130,6 +132,17 @@ def _total(rec: Any) -> dict[str, Any] | None:
     return {"low": _num(line.total.low, 0), "high": _num(line.total.high, 0), "currency": option.currency,
             "basis": rec.cost.basis, "hours_low": _num(hours.low, 1) if hours else None,
             "hours_high": _num(hours.high, 1) if hours else None}
+
+
+def spot_total(rec: Any) -> tuple[float, float] | None:
+    """(low, high) spot total of the recommended option's whole job when the job is interruptible and has one."""
+    if rec.cost is None or rec.instance is None or rec.cost.basis != "job":
+        return None
+    option = rec.cost.option(rec.instance.instance_type)
+    line = option.purchase("spot") if option is not None else None
+    if line is None or not line.available or line.total is None:
+        return None
+    return line.total.low, line.total.high
 
 
 def _first(item: Any) -> bool:
@@ -274,6 +287,10 @@ def brief_text(rec: Any, lang: str | None = None, data: dict[str, Any] | None = 
             when = _t("per_month", lang) if total["basis"] == "month" else \
                 _t("for_job", lang, h=_range(total["hours_low"], total["hours_high"], _hours))
             price += f"{_t('sep', lang)}{_t('total', lang)} {span} {total['currency']} {when}"
+            spot = spot_total(rec)
+            if spot is not None:
+                price += _t("sep", lang) + _t("spot_total", lang, span=_range(_num(spot[0], 0), _num(spot[1], 0)),
+                                              cur=total["currency"])
         lines.append(f"- {_t('price', lang)}{colon}{price}")
         if b.get("misses"):
             lines.append(f"- **{_t('misses', lang)}**{colon}" + _t("sep", lang).join(md_escape(m) for m in b["misses"]))

@@ -113,7 +113,13 @@ def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         else:
             r = line.total
             span = _range(r, _money)
-            if r.high <= cap:
+            spot = opt.purchase("spot") if fields.get("interruptible") else None
+            if spot is not None and spot.available and spot.total is not None and r.low > cap >= spot.total.low:
+                unknown.append((f"about {span} {cur} pay-as-you-go for the job, over {cap:,.0f} {cur}; on spot "
+                                f"{_range(spot.total, _money)} {cur} (the price floats), so it fits only at a deep spot discount",
+                                f"按量付费整个作业约 {span} {cur}，超出 {cap:,.0f} {cur} 预算；抢占式约 "
+                                f"{_range(spot.total, _money)} {cur}（价格浮动），只有抢占式折扣很深时才在预算内"))
+            elif r.high <= cap:
                 ok.append((f"about {span} {cur} pay-as-you-go for the job, within {cap:,.0f} {cur}",
                            f"按量付费整个作业约 {span} {cur}，在 {cap:,.0f} {cur} 预算内"))
             elif r.low > cap:
@@ -149,6 +155,19 @@ def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
 
 
 def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """The fit verdict, and, when the question also states a budget or a deadline ("2 天内要完成，最多 4 张卡，可以吗",
+    "预算 1000 元够吗"), the limits verdict first: a job that fits the stated GPUs but misses the deadline is a no."""
+    line = _fit_verdict(parsed, rec)
+    if line is None or not line.en.startswith("Yes") or _asks_oom(parsed):
+        return line
+    limits = _limits_verdict(parsed, rec) if parsed.stated() & {"num_gpus", "gpu_preference", "num_nodes"} \
+        or FIT_WORDS.search(parsed.text) or _off_catalog_gpu(parsed) else None
+    if limits is None:
+        return line
+    return Text(en=f"{limits.en} Memory: {line.en.split(': ', 1)[-1]}", zh=f"{limits.zh}显存：{line.zh.split('：', 1)[-1]}")
+
+
+def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if not parsed.yes_no or rec is None:
         return None
     fields = parsed.workload_fields

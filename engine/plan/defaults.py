@@ -241,7 +241,8 @@ def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) ->
     are not: the model's own trainer default, else the named dataset's published schedule, else the task's typical
     schedule (datasets.yaml), said as an assumption. A single pass would put the time and cost of a detector or a
     segmenter 12-200x under what a run takes. Language-model jobs keep one pass (costing/timing.py says so)."""
-    if w.epochs is not None or w.task in TEXT_TASKS or w.task == Task.inference or w.task.value not in _datasets():
+    if w.epochs is not None or w.task in TEXT_TASKS or w.task == Task.inference or w.task.value not in _datasets() \
+            or w.stage == Stage.prototype:   # a quick trial is not a full schedule (timing.py: one pass, said so)
         return {}, []
     samples = int(w.num_samples or 0)
     if samples <= 0:
