@@ -241,12 +241,18 @@ def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) ->
     are not: the model's own trainer default, else the named dataset's published schedule, else the task's typical
     schedule (datasets.yaml), said as an assumption. A single pass would put the time and cost of a detector or a
     segmenter 12-200x under what a run takes. Language-model jobs keep one pass (costing/timing.py says so)."""
-    if w.epochs is not None or w.task in TEXT_TASKS or w.task == Task.inference or w.task.value not in _datasets() \
+    if w.epochs is not None or w.task == Task.inference or w.task.value not in _datasets() \
             or w.stage == Stage.prototype:   # a quick trial is not a full schedule (timing.py: one pass, said so)
         return {}, []
     samples = int(w.num_samples or 0)
     if samples <= 0:
         return {}, []
+    if w.task in (Task.llm_finetune, Task.llm_pretrain):   # one pass, said as an assumption (it decides time and cost)
+        return {"epochs": 1.0}, [note(
+            "default_epochs", f"Epochs not given: time and cost are for one pass over the {samples:,} samples; "
+            "multiply by the epochs you train (LLaMA-Factory and the HF Trainer default to 3).",
+            f"未给出训练轮数：时间与费用按遍历 {samples:,} 个样本一次计；请乘以实际轮数（LLaMA-Factory 与 HF Trainer 默认 3 轮）。",
+            "epochs", 1.0)]
     named = _named_schedule(w)
     if trainer_epochs is not None:
         epochs, why_en, why_zh = float(trainer_epochs[0]), f"the trainer's default ({trainer_epochs[1]})", \
