@@ -180,7 +180,12 @@ def _unsourced(text: str) -> str:
 
 def _assumptions(rec: Any, lang: str) -> tuple[list[dict[str, Any]], int]:
     deciding = [a for a in rec.assumptions if a.field in DECIDING_FIELDS]
-    deciding.sort(key=lambda a: DECIDING_FIELDS.index(a.field))
+    w = getattr(rec, "workload", None)
+    get = w.get if isinstance(w, dict) else (lambda f: getattr(w, f, None))
+    limited = w is not None and any(get(f) for f in ("deadline_hours", "budget_total"))
+    # with a deadline or a total budget stated, the job size decides the yes or no: its assumptions come first
+    first = ("epochs", "num_samples", "dataset_size_gb") if limited else ()
+    deciding.sort(key=lambda a: (a.field not in first, DECIDING_FIELDS.index(a.field)))
     chosen = deciding[:MAX_ASSUMPTIONS - 1 if rec.scenarios else MAX_ASSUMPTIONS]  # the scenario rows show the rest
     return [short(_unsourced(a.text.get(lang)), 80 if lang == "zh" else 120) for a in chosen], len(rec.assumptions) - len(chosen)
 

@@ -209,7 +209,10 @@ def _job_size(w: Workload, trainer_epochs: tuple[int, str, str] | None = None) -
         update, notes = _job_size(w.model_copy(update={"training_tokens_billion": None}), trainer_epochs)
         return update, from_tokens[1] + notes
     from_size = _samples_from_size(w)
-    if from_size[0] or w.task.value not in _datasets():
+    if from_size[0]:   # samples from the dataset's size: the epochs as for a stated sample count
+        epochs, epoch_notes = _default_epochs(w.model_copy(update=from_size[0]), trainer_epochs)
+        return {**from_size[0], **epochs}, from_size[1] + epoch_notes
+    if w.task.value not in _datasets():
         return from_size
     d = _datasets()[w.task.value]
     update: dict[str, Any] = {"num_samples": d["num_samples"]}
