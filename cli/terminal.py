@@ -98,6 +98,9 @@ def cost_block(rec: Any, lang: str, style: Style) -> list[str]:
         total = purchase_total(option, "payg", "-")
         if total != "-":
             parts.append(f"{ui('payg_month' if cost.basis == 'month' else 'payg_job', lang)} {total} {option.currency or ''}".rstrip())
+        spot = purchase_total(option, "spot", "-") if cost.basis == "job" else "-"
+        if spot != "-" and not spot.endswith("/h"):   # purchase_total: "-" when spot is not offered or has no total
+            parts.append(f"{ui('spot_job', lang)} {spot} {option.currency or ''}".rstrip())
         if parts:
             colon, sep = ("：", "；") if lang == "zh" else (": ", "; ")
             out.append(f"  {inst.instance_type}{colon}{sep.join(parts)}")

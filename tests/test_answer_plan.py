@@ -210,10 +210,13 @@ def test_no_internal_gpu_ids_and_the_reason_inline() -> None:
 
 
 def test_the_one_epoch_caveat_is_in_the_text() -> None:
-    rec = recommend({"task": "nlp_finetune", "model": "BERT-base", "num_samples": 100_000, "seq_len": 512,
+    """A quick trial keeps one pass, with the caveat; a full job without epochs gets its task's schedule, said."""
+    rec = recommend({"task": "semantic_segmentation", "model": "UNet", "stage": "prototype", "num_samples": 800,
                      "lang": "zh"})
     assert any(n.code == "time_one_epoch" for n in rec.cost.assumptions)
     assert "未给出训练轮数，下表的时间与费用只是遍历一次数据（1 轮）的" in rec.render("zh")
+    bert = recommend({"task": "nlp_finetune", "model": "BERT-base", "num_samples": 100_000, "seq_len": 512, "lang": "zh"})
+    assert any(a.field == "epochs" and a.value == 3 and a.text.zh.startswith("未给出训练轮数") for a in bert.assumptions)
 
 
 def test_knowledge_rules_use_display_names() -> None:

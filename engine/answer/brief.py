@@ -37,6 +37,8 @@ _L = {
     "price": {"en": "Price", "zh": "价格"},
     "no_price": {"en": "no price in the catalog for this region", "zh": "目录中该地域无价格"},
     "total": {"en": "total", "zh": "总计"},
+    "spot_total": {"en": "spot {span} {cur} for the job (the price floats; rework after interruptions included)",
+                   "zh": "抢占式整个作业 {span} {cur}（价格浮动；含中断后的返工）"},
     "per_month": {"en": "per month (24x7)", "zh": "每月（24×7）"},
     "for_job": {"en": "for the job, {h} h", "zh": "整个作业，{h} 小时"},
     "mitigations": {"en": "Needs", "zh": "需要"},
@@ -132,6 +134,17 @@ def _total(rec: Any) -> dict[str, Any] | None:
             "hours_high": _num(hours.high, 1) if hours else None}
 
 
+def spot_total(rec: Any) -> tuple[float, float] | None:
+    """(low, high) spot total of the recommended option's whole job when the job is interruptible and has one."""
+    if rec.cost is None or rec.instance is None or rec.cost.basis != "job":
+        return None
+    option = rec.cost.option(rec.instance.instance_type)
+    line = option.purchase("spot") if option is not None else None
+    if line is None or not line.available or line.total is None:
+        return None
+    return line.total.low, line.total.high
+
+
 def _first(item: Any) -> bool:
     """Items about what the user asked for (a GPU preference) or that no plan exists: never left out."""
     return "-PREF" in item.rule_id or item.rule_id == "FIT-NONE"
@@ -167,7 +180,12 @@ def _unsourced(text: str) -> str:
 
 def _assumptions(rec: Any, lang: str) -> tuple[list[dict[str, Any]], int]:
     deciding = [a for a in rec.assumptions if a.field in DECIDING_FIELDS]
-    deciding.sort(key=lambda a: DECIDING_FIELDS.index(a.field))
+    w = getattr(rec, "workload", None)
+    get = w.get if isinstance(w, dict) else (lambda f: getattr(w, f, None))
+    limited = w is not None and any(get(f) for f in ("deadline_hours", "budget_total"))
+    # with a deadline or a total budget stated, the job size decides the yes or no: its assumptions come first
+    first = ("epochs", "num_samples", "dataset_size_gb") if limited else ()
+    deciding.sort(key=lambda a: (a.field not in first, DECIDING_FIELDS.index(a.field)))
     chosen = deciding[:MAX_ASSUMPTIONS - 1 if rec.scenarios else MAX_ASSUMPTIONS]  # the scenario rows show the rest
     return [short(_unsourced(a.text.get(lang)), 80 if lang == "zh" else 120) for a in chosen], len(rec.assumptions) - len(chosen)
 
@@ -274,6 +292,10 @@ def brief_text(rec: Any, lang: str | None = None, data: dict[str, Any] | None = 
             when = _t("per_month", lang) if total["basis"] == "month" else \
                 _t("for_job", lang, h=_range(total["hours_low"], total["hours_high"], _hours))
             price += f"{_t('sep', lang)}{_t('total', lang)} {span} {total['currency']} {when}"
+            spot = spot_total(rec)
+            if spot is not None:
+                price += _t("sep", lang) + _t("spot_total", lang, span=_range(_num(spot[0], 0), _num(spot[1], 0)),
+                                              cur=total["currency"])
         lines.append(f"- {_t('price', lang)}{colon}{price}")
         if b.get("misses"):
             lines.append(f"- **{_t('misses', lang)}**{colon}" + _t("sep", lang).join(md_escape(m) for m in b["misses"]))

@@ -20,6 +20,37 @@ def _monthly(rec: Any) -> tuple[float, str] | None:
     return None if hourly is None else (hourly * HOURS_PER_MONTH, rec.instance.currency or "CNY")
 
 
+def _job_total(rec: Any) -> tuple[float, float | None, str] | None:
+    """(pay-as-you-go total for the whole job, mid wall-clock hours, currency) of a training plan, or None (serving,
+    or no price / no time): a training job is compared by what the run costs, not by a month of the instance."""
+    cost = getattr(rec, "cost", None)
+    if cost is None or cost.basis != "job":
+        return None
+    o = cost.option(rec.instance.instance_type)
+    if o is None or o.payg_mid is None:
+        return None
+    hours = o.time.wall_hours.mid if o.time.wall_hours is not None else None
+    return o.payg_mid, hours, o.currency or rec.instance.currency or "CNY"
+
+
+def _price_text(rec: Any) -> tuple[str, str, float | None]:
+    """What one plan costs in the comparison (en, zh, the figure compared): the job total for training (with its time),
+    else a month of pay-as-you-go."""
+    job = _job_total(rec)
+    if job is not None:
+        total, hours, cur = job
+        when_en = f" in about {hours:,.1f} h" if hours is not None else ""
+        when_zh = f"，约 {hours:,.1f} 小时" if hours is not None else ""
+        return (f"about {total:,.0f} {cur} for the whole job pay-as-you-go{when_en}",
+                f"整个作业按量付费约 {total:,.0f} {cur}{when_zh}", total)
+    if getattr(getattr(rec, "cost", None), "basis", None) == "job":
+        return "no job total (no price or no time in the catalog for this region)", "无法算出作业总价（该地域缺少价格或时间）", None
+    month = _monthly(rec)
+    if month is None:
+        return "no list price in the catalog for this region", "目录中没有该地域的价格", None
+    return (f"{month[0]:,.0f} {month[1]} a month pay-as-you-go", f"按量付费每月约 {month[0]:,.0f} {month[1]}", month[0])
+
+
 def _row(gpu: str, rec: Any) -> tuple[Text, float | None, bool]:
     """(what the plan on this GPU is, its monthly price when it holds the job as asked, whether it holds it)."""
     from gpu_advisor.kb.catalog_loader import load_catalog
@@ -31,14 +62,12 @@ def _row(gpu: str, rec: Any) -> tuple[Text, float | None, bool]:
     changed = [m for m in inst.mitigations if m.en in ("INT8 weights",)]
     extra_en = f", only with {', '.join(m.en for m in changed)}" if changed else ""
     extra_zh = f"，且必须用{'、'.join(m.zh for m in changed)}" if changed else ""
-    month = _monthly(rec)
-    price_en = f"{month[0]:,.0f} {month[1]} a month pay-as-you-go" if month else "no list price in the catalog for this region"
-    price_zh = f"按量付费每月约 {month[0]:,.0f} {month[1]}" if month else "目录中没有该地域的价格"
+    price_en, price_zh, figure = _price_text(rec)
     return (Text(en=f"{gpu}: {inst.total_gpus} × {inst.gpu_display} ({inst.instance_type}), about {inst.planned_mem_gib:.1f} "
                     f"GiB per GPU{extra_en}, {price_en}",
                  zh=f"{gpu}：{inst.total_gpus} 张 {inst.gpu_display}（{inst.instance_type}），每卡约 {inst.planned_mem_gib:.1f} "
                     f"GiB{extra_zh}，{price_zh}"),
-            month[0] if month and not changed else None, not changed)
+            figure if figure is not None and not changed else None, not changed)
 
 
 def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
@@ -53,9 +82,11 @@ def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
     names = [str(first), *others]
     priced = [(m, n) for (_, m, _), n in zip(rows, names) if m is not None]
     as_asked = [n for (_, _, ok), n in zip(rows, names) if ok]
+    training = getattr(getattr(rec, "cost", None), "basis", None) == "job"
     if len(priced) >= 2:
         best = min(priced)[1]
-        end_en, end_zh = f"Cheaper as asked: {best}.", f"按要求部署更省钱的是 {best}。"
+        end_en = f"Cheaper {'for the whole job' if training else 'as asked'}: {best}."
+        end_zh = f"{'整个作业更省钱' if training else '按要求部署更省钱'}的是 {best}。"
     elif len(priced) == 1 and len(as_asked) > 1:
         end_en = f"Only {priced[0][1]} has a list price here: compare at the console's price for the other."
         end_zh = f"只有 {priced[0][1]} 在该地域有目录价：另一个请按控制台价格比较。"
@@ -63,7 +94,7 @@ def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
         end_en = (f"As asked, only {', '.join(as_asked)} hold{'s' if len(as_asked) == 1 else ''} it; the others need a "
                   "change the question did not ask for" + (f", so {as_asked[0]} it is" if priced else
                                                             "; check the console's price before choosing") + ".")
-        end_zh = (f"按要求部署只有 {'、'.join(as_asked)} 放得下；其他的都要做问题没有要求的改动"
+        end_zh = (f"按要求只有 {'、'.join(as_asked)} 放得下；其他的都要做问题没有要求的改动"
                   + (f"，因此选 {as_asked[0]}" if priced else "；选择前请在控制台查价") + "。")
     else:
         end_en, end_zh = "", ""

@@ -109,6 +109,22 @@ def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
     return handler
 
 
+def card_memory(s: Scanner, m: re.Match[str]) -> None:
+    """"on a 24 GB card", "24G 的显卡", "a GPU with 24 GB": the memory of the card the user means, never a dataset size.
+    With no GPU named it is the preference (every catalog GPU of that memory); else a note."""
+    mem = m.group("mem") or m.group("mem2")
+    if m.group("num") and "num_gpus" not in s.fields:   # "一张 24G 的显卡": the count of those cards
+        s.set("num_gpus", _int(m), m)
+    if "gpu_preference" not in s.fields and _catalog_gpu(f"{mem}GB"):
+        s.set("gpu_preference", f"{mem}GB", m)
+        s.hint("gpu_preference", m, f"'{m.group(0).strip()}' read as the GPU's memory: the advisor checks whether a "
+               f"{mem} GB card holds the job and uses it if so.",
+               f"“{m.group(0).strip()}”理解为显卡的显存：顾问会核对 {mem} GB 的卡能否放下此作业，能放下就按它推荐。", claim=False)
+        return
+    s.hint("gpu_memory", m, f"'{m.group(0).strip()}' read as GPU memory: the advisor sizes it itself and will compare.",
+           f"“{m.group(0).strip()}”理解为显存：顾问会自行估算并与之比较。")
+
+
 def money(field: str) -> Callable[[Scanner, re.Match[str]], None]:
     def handler(s: Scanner, m: re.Match[str]) -> None:
         value = _num(m)
@@ -128,7 +144,7 @@ def per_period(s: Scanner, m: re.Match[str]) -> None:
     if not (m.group("cur") or m.group("cur1") or MONEY_WORD.search(m.group(0))):
         return  # "每天大概5000次对话": a count per day, not money (no currency and no budget word)
     per = m.group("per").lower()
-    hours = 24 if any(w in per for w in ("天", "日", "day")) else 720
+    hours = 24 if any(w in per for w in ("天", "日", "day", "daily")) else 720
     before = dict(s.fields)
     money("budget_per_hour")(s, m)
     if s.fields.get("budget_per_hour") and "budget_per_hour" not in before:
@@ -393,12 +409,15 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
     (lambda: r"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g)\b", memory_note("gpu_memory")),
     (lambda: rf"{_gpus_pattern()}\s*-?\s*(?P<mem>\d{{2,3}})\s*(?:gb|g)\b", gpu_named_memory),
+    (lambda: rf"(?:{N}\s*(?:张|块)\s*)?(?<![\w.])(?P<mem>\d{{1,3}})\s*-?\s*(?:gb|g)\b\s*(?:的)?\s*(?:显卡|卡(?!时)|(?:graphics\s+)?cards?\b|gpus?\b)"
+             r"|(?:(?<=gpu)|(?<=card)|(?<=显卡))\s*(?:with|of|that has|having)\s*(?P<mem2>\d{1,3})\s*(?:gb|g)\b(?!\s*(?:of\s+)?(?:的)?\s*(?:数据|dataset|data|内存|ram|host))",
+     card_memory),
     (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g|tb)\b|(?<![\w.])\d{1,6}\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
     (lambda: _gpus_pattern() + r"s?\b", gpu_named),
     # money: per hour first, then totals
     (lambda: rf"(?:每小时|每个小时|一小时|每时)\s*(?:的)?\s*(?:费用|花费|成本|预算|价格)?\s*(?:不超过|不高于|低于|小于|最多|以内|在|控制在)?\s*{CUR1}\s*{NM}\s*{CUR}?", money("budget_per_hour")),
     (lambda: rf"{CUR1}\s*{NM}\s*{CUR}?\s*(?:/|每|per|an|a)\s*(?:个)?(?:小时|hours?|hr|h)(?![a-z])", money("budget_per_hour")),
-    (lambda: rf"(?:预算|budget|费用|花费)?\s*(?P<per>每月|每个月|每天|每日|per month|a month|per day|a day)\s*(?:预算|费用)?\s*(?:不超过|最多|约|大概|控制在)?\s*{CUR1}\s*{NM}\s*{CUR}?", per_period),
+    (lambda: rf"(?:预算|budget|费用|花费)?\s*(?P<per>每月|每个月|每天|每日|per month|a month|per day|a day|monthly|daily)\s*(?:预算|费用|budget|spend(?:ing)?|cap)?\s*(?:不超过|最多|约|大概|控制在|of|is|:|=|up to|under|around|about)?\s*\s*{CUR1}\s*{NM}\s*{CUR}?", per_period),
     (lambda: rf"{CUR1}\s*{NM}\s*{CUR}?\s*(?P<per>/\s*月|/\s*month|每月|per month|a month|/\s*天|/\s*day|每天|per day|a day)", per_period),
     (lambda: rf"(?:总预算|预算|budget|总费用|总成本|总花费|花费|费用|cost)\s*(?:是|为|:|of|大概|约|在|控制在|不超过|最多|within|under|up to|<=?)?\s*(?:约|大概)?\s*{CUR1}\s*{NM}\s*{CUR}?", money("budget_total")),
     (lambda: rf"{CUR1}\s*{NM}\s*{CUR}(?!\s*(?:/|每|per))", money("budget_total")),

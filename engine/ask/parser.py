@@ -120,6 +120,7 @@ def parse_question(text: str) -> ParsedQuestion:
     assumed = _assume(s)
     _refuse_no_job(s, assumed)
     _compared_gpus(s)
+    _bare_image_size(s)
     _account_for_numbers(s)
     fields = {k: v for k, v in s.fields.items() if not k.startswith("_")}
     fields["lang"] = lang
@@ -158,6 +159,27 @@ def _compared_gpus(s: Scanner) -> None:
         else:
             kept.append(u)
     s.unused[:] = kept
+
+
+VISION_TASKS = ("semantic_segmentation", "instance_segmentation", "panoptic_segmentation", "object_detection",
+                "image_classification")
+# a number standing alone in a vision question ("YOLOv8s at 640", "训练 YOLO11m，640，300 个 epoch", "batch 128，224"):
+# the square input size people write bare, when it is one of the usual sizes (multiples of 32, 128-2048)
+BARE_SIZE = re.compile(r"(?:(?<=\bat )|(?<=[，,、]\s)|(?<=[，,、]))(?P<num>\d{3,4})(?=\s*(?:[，,、。.;；]|$|\s+(?:with|and|for|on|px)\b))",
+                       re.IGNORECASE)
+
+
+def _bare_image_size(s: Scanner) -> None:
+    """A free number that can only be the image size of a vision job becomes input_size, said back as such."""
+    if s.fields.get("task") not in VISION_TASKS or "input_size" in s.fields:
+        return
+    for m in s.matches(BARE_SIZE):
+        side = int(m.group("num"))
+        if 128 <= side <= 2048 and side % 32 == 0:
+            s.set("input_size", [side, side], m)
+            s.hint("input_size", m, f"'{side}' read as the image size ({side}x{side}).",
+                   f"“{side}”理解为图像尺寸（{side}×{side}）。", claim=False)
+            return
 
 
 def _account_for_numbers(s: Scanner) -> None:

@@ -23,6 +23,7 @@ UI = {
     "cpu_only": ("A CPU instance: this job needs no GPU.", "CPU 实例：该作业不需要 GPU。"),
     "cost": ("Cost and time", "费用与时间"), "wall": ("wall-clock about", "耗时约"),
     "payg_job": ("pay-as-you-go for the job", "按量付费整个作业"), "payg_month": ("pay-as-you-go per month", "按量付费每月"),
+    "spot_job": ("spot for the job (the price floats, rework included)", "抢占式整个作业（价格浮动，含返工）"),
     "misses": ("misses", "不满足"), "unused": ("Not used", "未使用"),
     "none_fits": ("No option meets every constraint. What to relax:", "没有方案满足全部约束。可以放宽："),
     "none_fits_both": ("No option meets the budget and deadline. What to relax:", "没有方案同时满足预算与期限。可以放宽："),

@@ -113,7 +113,13 @@ def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         else:
             r = line.total
             span = _range(r, _money)
-            if r.high <= cap:
+            spot = opt.purchase("spot") if fields.get("interruptible") else None
+            if spot is not None and spot.available and spot.total is not None and r.low > cap >= spot.total.low:
+                unknown.append((f"about {span} {cur} pay-as-you-go for the job, over {cap:,.0f} {cur}; on spot "
+                                f"{_range(spot.total, _money)} {cur} (the price floats), so it fits only at a deep spot discount",
+                                f"按量付费整个作业约 {span} {cur}，超出 {cap:,.0f} {cur} 预算；抢占式约 "
+                                f"{_range(spot.total, _money)} {cur}（价格浮动），只有抢占式折扣很深时才在预算内"))
+            elif r.high <= cap:
                 ok.append((f"about {span} {cur} pay-as-you-go for the job, within {cap:,.0f} {cur}",
                            f"按量付费整个作业约 {span} {cur}，在 {cap:,.0f} {cur} 预算内"))
             elif r.low > cap:
@@ -148,16 +154,52 @@ def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     return Text(en=f"Yes: {what_en}, {body_en}.", zh=f"可以：{what_zh}，{body_zh}。")
 
 
+def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """"用抢占式实例可以吗？" for a training job: yes when it checkpoints and resumes, with the spot total for the job
+    beside the pay-as-you-go one (the spot price floats: a range, never a promise)."""
+    if not parsed.workload_fields.get("interruptible") or "interruptible" not in parsed.stated():
+        return None
+    inst, cost = rec.instance, getattr(rec, "cost", None)
+    opt = cost.option(inst.instance_type) if cost is not None and inst is not None else None
+    if opt is None or cost.basis != "job":
+        return None
+    spot, payg = opt.purchase("spot"), opt.purchase("payg")
+    if spot is None or not spot.available or spot.total is None or payg is None or payg.total is None:
+        return None
+    cur = opt.currency or "CNY"
+    what_en = f"{inst.instance_type} ({inst.total_gpus} × {inst.gpu_display})"
+    what_zh = f"{inst.instance_type}（{inst.total_gpus} 张 {inst.gpu_display}）"
+    return Text(
+        en=f"Yes, if the job saves checkpoints and resumes from them (the instance is released 5 minutes after the "
+           f"notice): on {what_en} spot costs about {_range(spot.total, _money)} {cur} for the job against "
+           f"{_range(payg.total, _money)} {cur} pay-as-you-go; the spot price floats and is not guaranteed.",
+        zh=f"可以，前提是作业定期保存检查点并能断点续训（中断通知后 5 分钟释放实例）：{what_zh}用抢占式整个作业约 "
+           f"{_range(spot.total, _money)} {cur}，按量付费约 {_range(payg.total, _money)} {cur}；抢占式价格浮动、没有保证。")
+
+
 def _verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """The fit verdict, and, when the question also states a budget or a deadline ("2 天内要完成，最多 4 张卡，可以吗",
+    "预算 1000 元够吗"), the limits verdict first: a job that fits the stated GPUs but misses the deadline is a no."""
+    line = _fit_verdict(parsed, rec)
+    if line is None or not line.en.startswith("Yes") or _asks_oom(parsed):
+        return line
+    limits = _limits_verdict(parsed, rec) if parsed.stated() & {"num_gpus", "gpu_preference", "num_nodes"} \
+        or FIT_WORDS.search(parsed.text) or _off_catalog_gpu(parsed) else None
+    if limits is None:
+        return line
+    return Text(en=f"{limits.en} Memory: {line.en.split(': ', 1)[-1]}", zh=f"{limits.zh}显存：{line.zh.split('：', 1)[-1]}")
+
+
+def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if not parsed.yes_no or rec is None:
         return None
     fields = parsed.workload_fields
     stated = parsed.stated()
     if not (stated & {"num_gpus", "gpu_preference", "num_nodes"} or FIT_WORDS.search(parsed.text)
             or _off_catalog_gpu(parsed)):
-        # the yes/no is about a stated budget or deadline, or something else (spot, a region, a platform): the
+        # the yes/no is about a stated budget or deadline, or spot, or something else (a region, a platform): the
         # answer's rules say the latter
-        return _limits_verdict(parsed, rec)
+        return _limits_verdict(parsed, rec) or _spot_verdict(parsed, rec)
     inst = rec.instance
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None

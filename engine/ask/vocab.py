@@ -43,6 +43,11 @@ QUANT_WORDS = {"awq": "int4", "gptq": "int4", "int4": "int4", "int8": "int8"}
 # Counts ("Qwen2.5-7B 1M tokens"), GPU names ("V100") and plain numbers ("8 卡") are not sizes.
 SIZE_AFTER = re.compile(r"(?:\d+(?:\.\d+)?[bm]|\d+x\d+(?:\.\d+)?b|\d+x\d+d|[bwm]\d{1,2}|v\d{1,2}(?:\.\d+)*|x{1,2}l|xlarge|"
                         r"huge|giant|[a-z]/\d+)", re.IGNORECASE)
+# English function words: never the first word of a model name written with a space after it, so "Is a single T4
+# enough" is not ISANet (alias "isa" = "is" + "a"), nor "an n..." ANNNet. A name written as one word still resolves.
+FUNCTION_WORDS = frozenset("a an the is are am be was were do does did can could will would should may might must "
+                           "i we you it he she they my our your its me us on in of for to at by as with from into "
+                           "onto and or but if so no not than then that this these those what which who how".split())
 COUNT_WORD = re.compile(r"[\s-]*(?:tokens?|samples?|images?|sentences?|rows?|examples?|words?|pairs?|pictures?|"
                         r"records?|docs?|documents?|steps?|iter|条|张|个|句|幅|段|篇)", re.IGNORECASE)
 
@@ -136,7 +141,9 @@ def find_names(text: str, sized: list[Unresolved] | None = None) -> list[NameSpa
             i += 1
             continue
         j_max = i
-        while j_max + 1 < len(toks) and j_max + 1 - i < MAX_SPAN and _joined(text, toks[j_max], toks[j_max + 1]):
+        spaced_word = text[toks[i][0]:toks[i][1]].lower() in FUNCTION_WORDS and i + 1 < len(toks) \
+            and text[toks[i][1]:toks[i + 1][0]].strip(" ") == "" and text[toks[i][1]:toks[i + 1][0]] != ""
+        while not spaced_word and j_max + 1 < len(toks) and j_max + 1 - i < MAX_SPAN and _joined(text, toks[j_max], toks[j_max + 1]):
             j_max += 1
         if norm(text[toks[i][0]:toks[i][1]])[:3] not in _index()[1] and norm(text[toks[i][0]:toks[j_max][1]])[:3] not in _index()[1]:
             i += 1

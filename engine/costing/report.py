@@ -169,7 +169,16 @@ def _relax(options: list[CostOption], job: Job, deadline_notes: list[Text] | Non
                            f"would meet {w.deadline_hours:g} h",
                         zh=f"期限：最快的方案约需 {min(timed):.1f} 小时；请放宽期限或增加 GPU 数（num_gpus）：按 "
                            f"{fastest.gpu_display} 的速度（{gpu_hours:,.0f} GPU 时），约 {needed} 张可在 {w.deadline_hours:g} 小时内完成"))
-    if w.budget_total and totals and min(totals) > w.budget_total:
+    if w.budget_total and totals and min(totals) > w.budget_total and w.interruptible:
+        spots = [p.total.low for o in options if o.currency == BUDGET_CURRENCY
+                 for p in o.purchases if p.model == "spot" and p.available and p.total is not None]
+        low_en = f"; spot (allowed) may cost from about {min(spots):,.0f} CNY, but its price floats and is not " \
+                 "guaranteed" if spots else ""
+        low_zh = f"；抢占式（已允许）最低约 {min(spots):,.0f} 元起，但价格浮动、没有保证" if spots else ""
+        out.append(Text(en=f"total budget: the cheapest option costs about {min(totals):,.0f} CNY pay-as-you-go; raise "
+                           f"it{low_en}",
+                        zh=f"总预算：最便宜的方案按量约 {min(totals):,.0f} 元；请提高预算{low_zh}"))
+    elif w.budget_total and totals and min(totals) > w.budget_total:
         out.append(Text(en=f"total budget: the cheapest option costs about {min(totals):,.0f} CNY pay-as-you-go; raise it, "
                            "or mark the job interruptible to allow spot",
                         zh=f"总预算：最便宜的方案按量约 {min(totals):,.0f} 元；请提高预算，或标明作业可中断以使用抢占式实例"))

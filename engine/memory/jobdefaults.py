@@ -23,6 +23,14 @@ FULL_FT_PRECISION_WHY = (
     "DeepSpeed bf16 模式的默认做法；纯 bf16（每参数 8 字节）更省显存，但不是这些框架的默认")
 
 
+# A vision model served with no precision given: FP16, the precision GPU inference services run CNNs and ViTs at
+# (TensorRT / ONNX Runtime FP16 engines, torch.autocast); fp32 serving halves to quarters the rate per GPU.
+SERVE_FP16_WHY = ("FP16 serving (a TensorRT / ONNX Runtime FP16 engine or torch.autocast), how GPU inference services "
+                  "usually run vision models; say fp32 to size fp32 serving",
+                  "FP16 推理（TensorRT / ONNX Runtime FP16 引擎或 torch.autocast），GPU 推理服务运行视觉模型的常用精度；"
+                  "按 fp32 部署请说明 fp32")
+
+
 def _pick(r: Resolved, fld: str, given: object, default: object, en: str, zh: str) -> object:
     return given if given is not None else r.assume(fld, default, en, zh)
 
@@ -83,9 +91,11 @@ def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
         s["optimizer"] = _enum(_pick(r, "optimizer", w.optimizer, own.optimizer if own else opt,
                                      *((f"the trainer's default ({own.why})", f"训练代码的默认值（{own.why_zh}）") if own else
                                        ("usual optimizer for this architecture", "该架构的常用优化器"))))
-    s["precision"] = _enum(_cv_pick(r, implied, "precision", w.precision, own.precision if own else "fp32",
+    serve_why = (SERVE_FP16_WHY if not r.training and not own else None)
+    s["precision"] = _enum(_cv_pick(r, implied, "precision", w.precision,
+                                    own.precision if own else ("fp16_amp" if serve_why else "fp32"),
                                     *((f"mixed precision, the trainer's default ({own.why})",
-                                       f"混合精度，训练代码的默认值（{own.why_zh}）") if own else
+                                       f"混合精度，训练代码的默认值（{own.why_zh}）") if own else serve_why or
                                       ("fp32 training (MMSeg/MMDet default)", "fp32 训练（MMSeg/MMDet 默认）"))))
     s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, False,
                                         "off for CV", "CV 任务默认关闭")
@@ -180,6 +190,9 @@ def fill_settings(w: Workload, r: Resolved) -> None:
         # a vision model served (or named under a text task) takes its own task's defaults: a classifier's
         # 224 x 224 ImageNet input, not a segmentation crop
         defaults = knowledge().task_defaults.get("semantic_segmentation", {})
+        if r.method is not None and r.method.family == "detection":   # a detector served: COCO's 1333x800, 80 classes
+            det = knowledge().task_defaults["object_detection"]
+            defaults = {**defaults, **{k: det[k] for k in ("input_size", "num_classes", "why") if k in det}}
         if r.method is not None and r.method.family == "classification":
             defaults = {**defaults, "input_size": knowledge().task_defaults["image_classification"]["input_size"],
                         "why": knowledge().task_defaults["image_classification"]["why"]}

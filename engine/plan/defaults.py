@@ -204,12 +204,15 @@ def _job_size(w: Workload, trainer_epochs: tuple[int, str, str] | None = None) -
     if from_tokens is not None and (from_tokens[0] or w.num_samples is not None):
         return from_tokens
     if w.num_samples is not None:
-        return {}, []
+        return _default_epochs(w, trainer_epochs)
     if from_tokens is not None:  # tokens given for a task they do not size: say so, then size as usual
         update, notes = _job_size(w.model_copy(update={"training_tokens_billion": None}), trainer_epochs)
         return update, from_tokens[1] + notes
     from_size = _samples_from_size(w)
-    if from_size[0] or w.task.value not in _datasets():
+    if from_size[0]:   # samples from the dataset's size: the epochs as for a stated sample count
+        epochs, epoch_notes = _default_epochs(w.model_copy(update=from_size[0]), trainer_epochs)
+        return {**from_size[0], **epochs}, from_size[1] + epoch_notes
+    if w.task.value not in _datasets():
         return from_size
     d = _datasets()[w.task.value]
     update: dict[str, Any] = {"num_samples": d["num_samples"]}
@@ -225,6 +228,57 @@ def _job_size(w: Workload, trainer_epochs: tuple[int, str, str] | None = None) -
         text_zh += f" × {d['epochs']} 轮，{d['epochs_note']}"
     return update, [note("default_dataset", text_en + f"; source: {d['source']}).", text_zh + f"；来源：{d['source']}）估算。",
                          "num_samples", d["num_samples"])]
+
+
+def _named_schedule(w: Workload) -> dict[str, Any] | None:
+    """The named dataset (datasets.yaml `named`) whose published training split has exactly w.num_samples images and
+    whose task is the job's, when it states its own schedule (ADE20K's 160k iterations, ImageNet-21k's 90 epochs)."""
+    for row in _dataset_file().get("named", []):
+        if row.get("epochs") and row["task"] == w.task.value and int(row["num_samples"]) == w.num_samples:
+            return row
+    return None
+
+
+def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) -> tuple[dict[str, Any], list[Note]]:
+    """Epochs for a vision training job whose sample count is known (stated, or from a named dataset) but whose epochs
+    are not: the model's own trainer default, else the named dataset's published schedule, else the task's typical
+    schedule (datasets.yaml), said as an assumption. A single pass would put the time and cost of a detector or a
+    segmenter 12-200x under what a run takes. Language-model jobs keep one pass (costing/timing.py says so)."""
+    if w.epochs is not None or w.task == Task.inference or w.task.value not in _datasets() \
+            or w.stage == Stage.prototype:   # a quick trial is not a full schedule (timing.py: one pass, said so)
+        return {}, []
+    samples = int(w.num_samples or 0)
+    if samples <= 0:
+        return {}, []
+    if w.task in (Task.llm_finetune, Task.llm_pretrain):   # one pass, said as an assumption (it decides time and cost)
+        return {"epochs": 1.0}, [note(
+            "default_epochs", f"Epochs not given: time and cost are for one pass over the {samples:,} samples; "
+            "multiply by the epochs you train (LLaMA-Factory and the HF Trainer default to 3).",
+            f"未给出训练轮数：时间与费用按遍历 {samples:,} 个样本一次计；请乘以实际轮数（LLaMA-Factory 与 HF Trainer 默认 3 轮）。",
+            "epochs", 1.0)]
+    named = _named_schedule(w)
+    if trainer_epochs is not None:
+        epochs, why_en, why_zh = float(trainer_epochs[0]), f"the trainer's default ({trainer_epochs[1]})", \
+            f"训练代码的默认值（{trainer_epochs[2]}）"
+    elif named is not None:
+        epochs, why_en, why_zh = float(named["epochs"]), f"{named['epochs_note']}; {named['epochs_source']}", \
+            f"{named.get('epochs_note_zh', named['epochs_note'])}；{named['epochs_source']}"
+    else:
+        d = _datasets()[w.task.value]
+        if d.get("schedule_samples"):  # an iteration schedule: the same images seen, whatever the dataset's size
+            epochs = max(1.0, round(float(d["schedule_samples"]) / samples, 1))
+            why_en = (f"{d['schedule_note']} = {int(d['schedule_samples']):,} images seen, over {samples:,} samples; "
+                      f"{d['schedule_source']}")
+            why_zh = (f"{d['schedule_note_zh']}，共 {int(d['schedule_samples']):,} 张次，按 {samples:,} 个样本计；"
+                      f"{d['schedule_source']}")
+        else:
+            epochs = float(d["epochs"])
+            why_en = why_zh = f"{d['epochs_note']}; {d['source']}"
+    return {"epochs": epochs}, [note(
+        "default_epochs", f"Epochs not given: time and cost assume {epochs:g} epochs ({why_en}); say the epochs "
+        "(or iterations x batch) for your run.",
+        f"未给出训练轮数：时间与费用按 {epochs:g} 轮估算（{why_zh}）；请给出实际轮数（或迭代数 × batch）。",
+        "epochs", epochs)]
 
 
 def resolve_job(w: Workload, catalog: Catalog) -> Job:

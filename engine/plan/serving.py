@@ -39,6 +39,14 @@ def per_gpu_rate(c: Candidate) -> tuple[float, float] | None:
     return peak.low * 1e12 * util.low / flops, peak.high * 1e12 * util.high / flops
 
 
+def _faster_en(precision: str) -> str:
+    return "Serving in FP16 / INT8 (TensorRT) raises it" if precision == "fp32" else "An INT8 TensorRT engine raises it"
+
+
+def _faster_zh(precision: str) -> str:
+    return "用 FP16 / INT8（TensorRT）部署可提高吞吐" if precision == "fp32" else "用 INT8（TensorRT）部署可进一步提高吞吐"
+
+
 def size_replicas(the_plan: Plan, job: Job) -> Plan:
     """Every option with the replicas the request rate needs (in place); a lead line says how many and on what."""
     w = job.workload
@@ -79,13 +87,13 @@ def size_replicas(the_plan: Plan, job: Job) -> Plan:
            f"{c.gpu.display_name}; {best_case} at the optimistic end): one replica serves about {low:,.0f}-{high:,.0f} "
            f"requests/s = dense {precision} peak × utilisation ({utilisation_for(c.estimate.profile.family, c.variant.workload).low:.0%}-"
            f"{utilisation_for(c.estimate.profile.family, c.variant.workload).high:.0%}, an assumption) / "
-           f"{flops / 1e9:,.1f} GFLOP per request. Serving in FP16 / INT8 (TensorRT) raises it; measure one replica and "
+           f"{flops / 1e9:,.1f} GFLOP per request. {_faster_en(precision)}; measure one replica and "
            "add headroom for peaks.",
         zh=f"每秒 {rate:g} 个请求需要 {c.replicas} 个副本，即 {c.replicas} 台 {c.instance.type}（共 {c.replicas * c.total_gpus} 张 "
            f"{c.gpu.display_name}；乐观估计 {best_case} 台）：单副本约 {low:,.0f}–{high:,.0f} 请求/秒 = {precision} 稠密峰值 × "
            f"利用率（{utilisation_for(c.estimate.profile.family, c.variant.workload).low:.0%}–"
            f"{utilisation_for(c.estimate.profile.family, c.variant.workload).high:.0%}，假设）÷ 每请求 {flops / 1e9:,.1f} GFLOP。"
-           "用 FP16 / INT8（TensorRT）部署可提高吞吐；请实测单副本并为峰值留余量。"))
+           f"{_faster_zh(precision)}；请实测单副本并为峰值留余量。"))
     return the_plan
 
 
