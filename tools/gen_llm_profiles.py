@@ -64,6 +64,8 @@ def build() -> tuple[dict, list[str]]:
         if m.get("stated_active_params_billion"):
             entry["notes"] = entry.get("notes", []) + [
                 f"published active parameters {m['stated_active_params_billion']} B per token"]
+        if m.get("role"):
+            entry["role"], entry["role_source"] = m["role"], m["role_source"]
         if m.get("same_shape"):
             entry["same_shape"] = m["same_shape"]
             entry["same_shape_source"] = m["same_shape_source"]

@@ -111,8 +111,12 @@ def _estimate_text(r: Resolved) -> MemoryEstimate:
                        active_params_billion=round(active / 1e9, 4), kv_cache_bytes_per_token=kv_tok)
     seq = r.settings["seq_len"]
     # MoE: each token runs its routed experts only, so compute follows the active parameters (weights count all)
-    flops = (6.0 * active * seq, 2.0 * active * seq)
-    return _finish(parts, r, text_formula(r, p, parts), SOURCES_COMMON + SOURCES_TEXT + [t.source], info, flops, notes)
+    # a contrastive embedder sample (a query with its passages) is sequences_per_sample sequences
+    per_sample = seq * int(r.settings.get("sequences_per_sample") or 1) if r.training else seq
+    flops = (6.0 * active * per_sample, 2.0 * active * seq)
+    recipe = [t.role_source] if r.training and t.role_source else []
+    return _finish(parts, r, text_formula(r, p, parts), SOURCES_COMMON + SOURCES_TEXT + [t.source, *recipe], info, flops,
+                   notes)
 
 
 def _estimate_none(r: Resolved, w: Workload) -> MemoryEstimate:
