@@ -232,13 +232,12 @@ def closest_models(name: str, pool: str, n: int = 5, family: str | None = None) 
             if fold.startswith(head.group(0)) and label not in out:
                 out.append(label)
     if family is not None:
-        trained_for_it = {v.display for v in specs.values() if getattr(v, "role", None) is not None}
-        out.sort(key=lambda label: label not in trained_for_it)      # embedding / reranker models before plain encoders
-    if family is not None and len(out) < n:
-        # nothing spelled alike: the encoders trained for the same use first (embedding / reranker), then the others
+        # embedding / reranker models first (the spelled-alike ones, then the others), plain encoders after them
         for spec in sorted(specs.values(), key=lambda v: (getattr(v, "role", None) is None, v.display)):
             if spec.display not in out:
                 out.append(spec.display)
+        trained_for_it = {v.display for v in specs.values() if getattr(v, "role", None) is not None}
+        out.sort(key=lambda label: label not in trained_for_it)
     return out[:n]
 
 

@@ -442,7 +442,7 @@ def spec_fields(c: Counted) -> dict[str, Any]:
     """TransformerSpec fields (engine/models.py) of a counted config."""
     encoder = c.model_type in ENCODERS
     out: dict[str, Any] = {
-        "family": "encoder_nlp" if encoder else "llm", "dropout": encoder, "params_billion": round(c.total / 1e9, 4), "layers": c.layers, "hidden": c.hidden,
+        "family": "encoder_nlp" if encoder else "llm", "dropout": encoder, "params_billion": round(c.total / 1e9, 4 if c.total >= 1e9 else 6), "layers": c.layers, "hidden": c.hidden,
         "heads": c.heads, "kv_heads": c.kv_heads, "head_dim": c.head_dim, "intermediate": c.intermediate,
         "vocab": c.vocab, "mlp": "gated" if c.gated else "plain", "tied": c.tied, "max_seq": c.max_seq,
         "model_type": c.model_type,

@@ -173,8 +173,11 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
         else:
             s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
         kv = _enum(w.kv_cache_dtype) if w.kv_cache_dtype is not None else None
-        s["kv_cache_dtype"] = _pick(r, "kv_cache_dtype", kv, "auto", "KV cache in the model's 16-bit dtype",
-                                    "KV 缓存使用模型的 16 位精度")
+        if enc and kv is None:
+            s["kv_cache_dtype"] = "auto"    # an encoder keeps no KV cache (one forward pass per batch): nothing to say
+        else:
+            s["kv_cache_dtype"] = _pick(r, "kv_cache_dtype", kv, "auto", "KV cache in the model's 16-bit dtype",
+                                        "KV 缓存使用模型的 16 位精度")
         if spec.mtp_params_billion:
             r.assume("mtp", "not loaded", f"the checkpoint's multi-token-prediction module ({spec.mtp_params_billion:g} B "
                      "parameters) is loaded only for speculative decoding (vLLM --speculative-config); not counted",
