@@ -27,7 +27,7 @@ GIB = 2.0**30
 
 
 def test_the_embedders_are_shipped() -> None:
-    assert {"bge-m3", "bge-reranker-v2-m3", "bge-large-zh-v1.5", "bge-base-en-v1.5"} <= set(ENCODERS)
+    assert {"bge-m3", "bge-reranker-v2-m3", "bge-large-zh-v1.5", "bge-base-en-v1.5", "bge-large-en-v1.5"} <= set(ENCODERS)
 
 
 @pytest.mark.parametrize("key", ENCODERS)
@@ -68,7 +68,7 @@ def test_names_resolve(name: str, key: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["bge-large-zh", "bge-m3-unsupervised", "bge-reranker-large", "bge-small-en-v1.5",
-                                  "bge-large-en-v1.5", "jina-embeddings-v3", "gte-Qwen2-7B-instruct", "bge-multilingual-gemma2"])
+                                  "bge-large-en", "jina-embeddings-v3", "gte-Qwen2-7B-instruct", "bge-multilingual-gemma2"])
 def test_other_embedders_do_not_resolve(name: str) -> None:
     assert resolve_transformer(name) is None
 
