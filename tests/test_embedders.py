@@ -34,9 +34,27 @@ def test_the_embedders_are_shipped() -> None:
 def test_encoder_count_is_within_half_a_percent_of_the_published_size(key: str) -> None:
     m = MANIFEST[key]
     c = count(json.loads((CONFIGS / m["config"]).read_text(encoding="utf-8")))
+    if m.get("no_lm_head"):
+        c.head_params = 0.0
     assert c.total / 1e9 == pytest.approx(m["stated_params_billion"], rel=0.005), key
     t = knowledge().transformers[key]
-    assert t.family == "encoder_nlp" and t.role == m["role"] and t.role_source
+    assert t.role == m["role"] and t.role_source
+    assert t.family == ("llm" if c.model_type.startswith("qwen3") else "encoder_nlp")
+
+
+# exact counts mteb's ModelMeta publishes (qwen3_models.py@a905523d): Qwen3-Embedding 8B without an lm_head
+@pytest.mark.parametrize("key, exact", [("qwen3-embedding-0.6b", 595_776_512), ("qwen3-embedding-4b", 4_021_774_336),
+                                        ("qwen3-embedding-8b", 7_567_295_488)])
+def test_decoder_embedder_count_is_exact(key: str, exact: int) -> None:
+    t = knowledge().transformers[key]
+    assert t.params_billion * 1e9 == pytest.approx(exact, rel=2e-5) and t.tied   # no separate lm_head matrix
+
+
+def test_serving_a_decoder_embedder_keeps_no_kv_cache() -> None:
+    est = estimate_memory(Workload(task="inference", model="Qwen/Qwen3-Embedding-8B", seq_len=8192, batch_size_per_gpu=16))
+    assert est.breakdown.get("kv_cache", 0.0) == 0.0 and est.profile.kv_cache_bytes_per_token is None
+    t = knowledge().transformers["qwen3-embedding-8b"]
+    assert est.breakdown["activations"] == pytest.approx(16 * 8192 * (5 * t.hidden + 3 * t.intermediate) * 2 / GIB, rel=1e-3)
 
 
 # exact counts published for the same networks: mteb's ModelMeta (manu/bge-m3-custom-fr, a bge-m3 fine-tune:
@@ -114,11 +132,11 @@ def test_an_unknown_embedder_is_refused_with_encoders(name: str) -> None:
     with pytest.raises(UnknownModelError) as exc:
         answer_question(f"Fine-tune {name} embedding model on 1M pairs, what GPU?", "en")
     close = exc.value.suggestions
-    encoders = {t.display for t in knowledge().transformers.values() if t.family == "encoder_nlp"}
+    encoders = {t.display for t in knowledge().transformers.values() if t.family == "encoder_nlp" or t.role}
     embedders = {t.display for t in knowledge().transformers.values() if t.role}
     assert close and set(close) <= encoders, close
     assert close[0] in embedders, close
-    assert "encoder" in exc.value.message("en") and "Gemma" not in exc.value.message("en")
+    assert "text-embedding" in exc.value.message("en") and "Gemma" not in exc.value.message("en")
 
 
 def test_a_decoder_llm_name_still_gets_llm_suggestions() -> None:

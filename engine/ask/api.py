@@ -25,8 +25,8 @@ def unresolved_error(parsed: ParsedQuestion, fields: dict[str, Any]) -> UnknownM
     for text, kind, close in parsed.unresolved:
         if text != name or fields.get("params_billion") is not None:
             continue
-        what_en = {"llm": "language model", "encoder": "text-embedding / reranker (encoder) model"}.get(kind, "vision model")
-        what_zh = {"llm": "语言模型", "encoder": "文本向量 / 重排序（编码器）模型"}.get(kind, "视觉模型")
+        what_en = {"llm": "language model", "encoder": "text-embedding / reranker model"}.get(kind, "vision model")
+        what_zh = {"llm": "语言模型", "encoder": "文本向量 / 重排序模型"}.get(kind, "视觉模型")
         text_kind = kind in ("llm", "encoder")
         near_en = f" Closest known: {', '.join(close[:5])}." if close else ""
         near_zh = f"最接近的已知模型：{'、'.join(close[:5])}。" if close else ""

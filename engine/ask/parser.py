@@ -192,7 +192,7 @@ ENCODER_WORDS = re.compile(r"embedd?(?:ing|er)s?\b|\brerank(?:er|ing)?s?\b|cross
 def _is_encoder_name(name: str, question: str) -> bool:
     """An unresolved name of a text-embedding / reranker family (the lexicon's `embedding` family: bge, gte, e5, m3e,
     jina-embeddings, ...) or a text model named in a question about embeddings / reranking."""
-    if any(f.word == "embedding" and f.pattern.search(name) for f in load_lexicon().families):
+    if ENCODER_WORDS.search(name) or any(f.word == "embedding" and f.pattern.search(name) for f in load_lexicon().families):
         return True
     return ENCODER_WORDS.search(question) is not None and not looks_like_llm(name)
 
@@ -213,7 +213,8 @@ def closest_models(name: str, pool: str, n: int = 5, family: str | None = None) 
     kb = knowledge()
     specs: dict[str, Any] = {"methods": kb.methods, "backbones": kb.backbones, "transformers": kb.transformers}[pool]
     if family is not None:
-        specs = {k: v for k, v in specs.items() if getattr(v, "family", None) == family}
+        # the family's profiles and every embedding / reranker model (a decoder-based embedder is one too)
+        specs = {k: v for k, v in specs.items() if getattr(v, "family", None) == family or getattr(v, "role", None)}
     labels: dict[str, str] = {}
     for spec in specs.values():
         for alias in (spec.display, *spec.aliases):

@@ -105,7 +105,7 @@ def _estimate_text(r: Resolved) -> MemoryEstimate:
     parts, notes = _peak(p.states, p.states.gradients, p.activations, p.transient, old or not r.training)
     parts["kv_cache"] = p.kv_cache
     active = t.active_params_billion * 1e9 if t.active_params_billion else p.params
-    kv_tok = kv_bytes_per_token_layer(t, kv_dtype_bytes(r.settings)) * kv_layers(t) if t.family == "llm" else None
+    kv_tok = kv_bytes_per_token_layer(t, kv_dtype_bytes(r.settings)) * kv_layers(t) if t.family == "llm" and t.role is None else None
     info = ProfileInfo(key=t.key, display=t.display, family=t.family, params_billion=t.params_billion,
                        trainable_params_billion=round(p.trainable / 1e9, 6), is_llm=t.family == "llm", job=_job(r),
                        active_params_billion=round(active / 1e9, 4), kv_cache_bytes_per_token=kv_tok)

@@ -173,7 +173,7 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
         else:
             s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
         kv = _enum(w.kv_cache_dtype) if w.kv_cache_dtype is not None else None
-        if enc and kv is None:
+        if (enc or spec.role is not None) and kv is None:
             s["kv_cache_dtype"] = "auto"    # an encoder keeps no KV cache (one forward pass per batch): nothing to say
         else:
             s["kv_cache_dtype"] = _pick(r, "kv_cache_dtype", kv, "auto", "KV cache in the model's 16-bit dtype",
