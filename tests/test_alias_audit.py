@@ -37,7 +37,7 @@ MUST_NOT_RESOLVE = [
     "Phi-3.5-MoE", "InternLM2.5-20B", "Baichuan2-13B", "Yi-1.5-9B", "Yi-6B", "bert-large-chinese", "DistilBERT",
     "ALBERT-base", "xlm-roberta-base", "bert-base-multilingual-cased", "chinese-roberta-wwm-ext",
     # embedding / reranker models of another size, version or network than a shipped one
-    "bge-large-zh", "bge-small-zh-v1.5", "bge-reranker-large", "bge-reranker-v2-gemma", "jina-embeddings-v3",
+    "bge-large-zh", "bge-small-zh", "bge-reranker-large", "bge-reranker-v2-gemma", "jina-embeddings-v3",
     "gte-Qwen2-7B-instruct", "Qwen3-Reranker-8B", "multilingual-e5-large", "GLM-4.6",
 ]
 

@@ -127,7 +127,7 @@ def test_a_plain_encoder_fine_tune_is_unchanged() -> None:
     assert "sequences_per_sample" not in {a.field for a in est.assumptions}
 
 
-@pytest.mark.parametrize("name", ["bge-small-zh-v1.5", "jina-embeddings-v3", "m3e-base", "gte-Qwen2-7B-instruct"])
+@pytest.mark.parametrize("name", ["bge-small-en-v1.5", "jina-embeddings-v3", "m3e-base", "gte-Qwen2-7B-instruct"])
 def test_an_unknown_embedder_is_refused_with_encoders(name: str) -> None:
     with pytest.raises(UnknownModelError) as exc:
         answer_question(f"Fine-tune {name} embedding model on 1M pairs, what GPU?", "en")
