@@ -107,10 +107,12 @@ def _embedder_fields(w: Workload, r: Resolved) -> None:
     assert spec is not None and spec.role is not None
     seqs, seq_len, queries = EMBEDDER_RECIPE[spec.role]
     s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_len, spec.max_seq),
-                         *(("query and passage length of the contrastive recipe (FlagEmbedding: 512 each)",
-                            "对比学习配方的查询与段落长度（FlagEmbedding：各 512）") if spec.role == "embedding" else
-                           ("query + passage length of one reranker pair (FlagEmbedding: 512 + 512)",
-                            "重排序模型一对查询+段落的长度（FlagEmbedding：512 + 512）")))
+                         *(("query and passage length of the contrastive recipe (FlagEmbedding: at most 512 each; "
+                            "shorter texts, padded to the batch's longest, take proportionally less)",
+                            "对比学习配方的查询与段落长度（FlagEmbedding：各不超过 512；文本更短时按批内最长填充，"
+                            "时间与显存按比例减少）") if spec.role == "embedding" else
+                           ("query + passage length of one reranker pair (FlagEmbedding: at most 512 + 512)",
+                            "重排序模型一对查询+段落的长度（FlagEmbedding：不超过 512 + 512）")))
     s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, queries,
                                     "queries per GPU of the contrastive recipe (FlagEmbedding per_device_train_batch_size)",
                                     "对比学习配方的每卡查询数（FlagEmbedding per_device_train_batch_size）")
