@@ -85,7 +85,7 @@ def test_names_resolve(name: str, key: str) -> None:
     assert resolve_transformer(name) == key
 
 
-@pytest.mark.parametrize("name", ["bge-large-zh", "bge-m3-unsupervised", "bge-reranker-large", "bge-small-en-v1.5",
+@pytest.mark.parametrize("name", ["bge-large-zh", "bge-m3-unsupervised", "bge-reranker-large", "bge-small-en",
                                   "bge-large-en", "jina-embeddings-v3", "gte-Qwen2-7B-instruct", "bge-multilingual-gemma2"])
 def test_other_embedders_do_not_resolve(name: str) -> None:
     assert resolve_transformer(name) is None
@@ -127,7 +127,7 @@ def test_a_plain_encoder_fine_tune_is_unchanged() -> None:
     assert "sequences_per_sample" not in {a.field for a in est.assumptions}
 
 
-@pytest.mark.parametrize("name", ["bge-small-en-v1.5", "jina-embeddings-v3", "m3e-base", "gte-Qwen2-7B-instruct"])
+@pytest.mark.parametrize("name", ["bge-micro-v2", "jina-embeddings-v3", "m3e-base", "gte-Qwen2-7B-instruct"])
 def test_an_unknown_embedder_is_refused_with_encoders(name: str) -> None:
     with pytest.raises(UnknownModelError) as exc:
         answer_question(f"Fine-tune {name} embedding model on 1M pairs, what GPU?", "en")
