@@ -122,11 +122,11 @@ def _embedder_fields(w: Workload, r: Resolved) -> None:
                else f"{seqs} 个查询+段落序列（1 个正例、{seqs - 1} 个负例）")
     s["sequences_per_sample"] = r.assume(
         "sequences_per_sample", seqs,
-        f"contrastive fine-tuning of {spec.display}: each sample (a query; batch_size_per_gpu counts queries) runs "
-        f"{what_en} through the encoder (FlagEmbedding's fine-tuning recipe, train_group_size 8); activations and "
-        "compute count all of them, the in-batch similarity matrix is negligible",
-        f"{spec.display} 的对比学习微调：每个样本（一个查询；batch_size_per_gpu 按查询计）经过编码器 {what_zh}，"
-        f"（FlagEmbedding 微调配方，train_group_size 8）；激活与计算量按全部序列计，批内相似度矩阵可忽略")
+        f"each query (batch_size_per_gpu counts queries) runs {what_en} through the model, as in contrastive "
+        f"fine-tuning with FlagEmbedding's recipe (train_group_size 8); activations and compute count every sequence, "
+        "the in-batch similarity matrix is negligible",
+        f"每个查询（batch_size_per_gpu 按查询计）经过模型 {what_zh}，即 FlagEmbedding 对比学习微调配方"
+        f"（train_group_size 8）；激活与计算量按全部序列计，批内相似度矩阵可忽略")
 
 
 def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
