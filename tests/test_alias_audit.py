@@ -36,6 +36,9 @@ MUST_NOT_RESOLVE = [
     "DeepSeek-V2", "DeepSeek-Coder-V2", "GLM-4.5", "Mixtral-8x7B-v0.2", "Mistral-7B-v0.4", "Phi-3-medium",
     "Phi-3.5-MoE", "InternLM2.5-20B", "Baichuan2-13B", "Yi-1.5-9B", "Yi-6B", "bert-large-chinese", "DistilBERT",
     "ALBERT-base", "xlm-roberta-base", "bert-base-multilingual-cased", "chinese-roberta-wwm-ext",
+    # embedding / reranker models of another size, version or network than a shipped one
+    "bge-large-zh", "bge-small-zh", "bge-reranker-large", "bge-reranker-v2-gemma", "jina-embeddings-v3",
+    "gte-Qwen2-7B-instruct", "Qwen3-Reranker-8B", "multilingual-e5-large", "GLM-4.6",
 ]
 
 # Questions whose model name carries a size after a space: `ask` must not take the known name without it.

@@ -35,6 +35,8 @@ def test_recorded_config_count_matches_published_size(key: str) -> None:
     profile is what the generator makes of that config."""
     m = MANIFEST[key]
     c = count(json.loads((CONFIGS / m["config"]).read_text(encoding="utf-8")))
+    if m.get("no_lm_head"):      # an embedding model published without the lm_head its config names
+        c.head_params = 0.0
     assert c.total / 1e9 == pytest.approx(m["stated_params_billion"], rel=0.03), key
     t = knowledge().transformers[key]
     assert t.params_billion == pytest.approx(c.total / 1e9, rel=1e-4)

@@ -50,6 +50,10 @@ def build() -> tuple[dict, list[str]]:
     for key, m in manifest["models"].items():
         cfg = json.loads((CONFIGS / m["config"]).read_text(encoding="utf-8"))
         c = count(cfg)
+        if m.get("no_lm_head"):
+            # an embedding model published as the bare decoder (sentence-transformers loads Qwen3Model): its checkpoint
+            # has no lm_head, whatever the config's architectures say; the input embedding is its only vocab matrix
+            c.head_params, c.tied = 0.0, True
         fields = spec_fields(c)
         off = within(fields["params_billion"], m["stated_params_billion"])
         if off > TOLERANCE:
@@ -64,6 +68,8 @@ def build() -> tuple[dict, list[str]]:
         if m.get("stated_active_params_billion"):
             entry["notes"] = entry.get("notes", []) + [
                 f"published active parameters {m['stated_active_params_billion']} B per token"]
+        if m.get("role"):
+            entry["role"], entry["role_source"] = m["role"], m["role_source"]
         if m.get("same_shape"):
             entry["same_shape"] = m["same_shape"]
             entry["same_shape_source"] = m["same_shape_source"]

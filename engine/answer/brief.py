@@ -25,7 +25,7 @@ FILLING_SECTIONS = ("inference", "network", "cost")
 MIN_REASONS = 3
 
 # Assumed fields that move the plan or the price: the ones worth stating back to the user.
-DECIDING_FIELDS = ("model", "num_gpus", "batch_size_per_gpu", "seq_len", "input_size", "precision", "finetune_method",
+DECIDING_FIELDS = ("model", "num_gpus", "batch_size_per_gpu", "sequences_per_sample", "seq_len", "input_size", "precision", "finetune_method",
                    "quantization", "gradient_checkpointing", "distributed", "region", "interruptible", "num_samples",
                    "dataset_size_gb", "epochs", "stage", "params_billion")
 

@@ -25,18 +25,19 @@ def unresolved_error(parsed: ParsedQuestion, fields: dict[str, Any]) -> UnknownM
     for text, kind, close in parsed.unresolved:
         if text != name or fields.get("params_billion") is not None:
             continue
-        what_en = "language model" if kind == "llm" else "vision model"
-        what_zh = "语言模型" if kind == "llm" else "视觉模型"
+        what_en = {"llm": "language model", "encoder": "text-embedding / reranker model"}.get(kind, "vision model")
+        what_zh = {"llm": "语言模型", "encoder": "文本向量 / 重排序模型"}.get(kind, "视觉模型")
+        text_kind = kind in ("llm", "encoder")
         near_en = f" Closest known: {', '.join(close[:5])}." if close else ""
         near_zh = f"最接近的已知模型：{'、'.join(close[:5])}。" if close else ""
         return UnknownModelError(
             f"model: the knowledge base has no {what_en} named '{text}', and gpu-advisor does not size a job with "
             f"another model in its place.{near_en} To proceed, name one of those, or state the model's parameter count "
             f"in the question (e.g. '{text}, N B parameters', or --params-billion with recommend) to size '{text}' with a generic "
-            f"{'transformer' if kind == 'llm' else 'vision'} shape.",
+            f"{'transformer' if text_kind else 'vision'} shape.",
             f"模型：知识库中没有名为“{text}”的{what_zh}，gpu-advisor 不会用别的模型代替它来估算。{near_zh}"
             f"请改用其中一个模型名，或在问题中给出该模型的参数量（如“{text}，N B 参数”，或 recommend 的 --params-billion），"
-            f"按通用{'Transformer' if kind == 'llm' else '视觉'}结构估算“{text}”。",
+            f"按通用{'Transformer' if text_kind else '视觉'}结构估算“{text}”。",
             field="model", suggestions=list(close[:5]))
     return None
 

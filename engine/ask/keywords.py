@@ -289,7 +289,7 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
         task = "llm_pretrain" if pretrain else "llm_finetune"
     infer, train = s.first(kw["inference"]), s.first(kw["training"])
     if not infer and not (train or pretrain or finetune or TRAINING_FIELDS & set(s.fields)):
-        infer = s.first(kw["inference_weak"]) or _serving_load(s)
+        infer = s.first(kw["inference_weak"]) or _serving_load(s) or (None if explicit else _served_encoder(s))
     if infer and not train:
         s.set("stage", "serve", infer, claim=False)
         task, m = "inference", infer
@@ -301,6 +301,15 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
 # fields only a training job has: with one of them a serving word ("run", "跑") does not make the job serving
 TRAINING_FIELDS = frozenset({"finetune_method", "lora_rank", "epochs", "training_tokens_billion", "num_samples",
                              "optimizer", "gradient_checkpointing", "deadline_hours", "dataset_size_gb", "_dataset"})
+
+
+def _served_encoder(s: Scanner) -> str | None:
+    """A text-embedding or reranker model named with no training word ("用 bge-large-zh-v1.5 做向量检索服务"): such a
+    model is deployed to encode or score text, so the job is serving it (the profile's role); the name is the source."""
+    pool, key = s.resolved.get("model", (None, None))
+    if pool != "transformers" or key is None or knowledge().transformers[key].role is None:
+        return None
+    return next((u.matched for u in s.understood if u.field == "model"), None)
 
 
 def _serving_load(s: Scanner) -> str | None:

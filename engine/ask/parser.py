@@ -16,7 +16,7 @@ from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, Hint, ParsedQuestion, Scanner, Understood
 from gpu_advisor.ask.vocab import pool_for
-from gpu_advisor.kb.models import knowledge, norm
+from gpu_advisor.kb.models import knowledge, looks_like_llm, norm
 from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.util.i18n import Text
 from gpu_advisor.util.textsafe import visible
@@ -127,7 +127,7 @@ def parse_question(text: str) -> ParsedQuestion:
     validate_fields(fields)
     order = {name: i for i, name in enumerate(Workload.model_fields)}
     understood = sorted(s.understood, key=lambda u: order.get(u.field, len(order)))
-    unresolved = [(u.text, u.kind, closest_models(u.text, pool_for(u.kind))) for u in s.unresolved]
+    unresolved = [_unresolved_entry(u, s.text) for u in s.unresolved]
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
                           other_language=other_language(text),
@@ -205,12 +205,38 @@ def _account_for_numbers(s: Scanner) -> None:
             break
 
 
-def closest_models(name: str, pool: str, n: int = 5) -> list[str]:
-    """Up to n distinct known models close to name, by their display names ("Mistral 7B", not five of its aliases)."""
+# words that make an unknown text model a text-embedding / reranker (encoder) model: its closest known names are
+# encoders, not decoder LLMs whose names happen to be spelled alike ("bge-m3" is not "Gemma 3")
+ENCODER_WORDS = re.compile(r"embedd?(?:ing|er)s?\b|\brerank(?:er|ing)?s?\b|cross[\s-]*encoder|bi[\s-]*encoder|sentence[\s-]*"
+                           r"(?:transformers?|embeddings?)|向量模型|向量化模型|嵌入模型|文本向量|重排序?模型|排序模型", re.IGNORECASE)
+
+
+def _is_encoder_name(name: str, question: str) -> bool:
+    """An unresolved name of a text-embedding / reranker family (the lexicon's `embedding` family: bge, gte, e5, m3e,
+    jina-embeddings, ...) or a text model named in a question about embeddings / reranking."""
+    if ENCODER_WORDS.search(name) or any(f.word == "embedding" and f.pattern.search(name) for f in load_lexicon().families):
+        return True
+    return ENCODER_WORDS.search(question) is not None and not looks_like_llm(name)
+
+
+def _unresolved_entry(u: Any, question: str) -> tuple[str, str, list[str]]:
+    pool = pool_for(u.kind)
+    if pool == "transformers" and _is_encoder_name(u.text, question):
+        return u.text, "encoder", closest_models(u.text, pool, family="encoder_nlp")
+    return u.text, u.kind, closest_models(u.text, pool)
+
+
+def closest_models(name: str, pool: str, n: int = 5, family: str | None = None) -> list[str]:
+    """Up to n distinct known models close to name, by their display names ("Mistral 7B", not five of its aliases).
+    family: only profiles of that family (an embedding model's closest names are encoders, the embedding and
+    reranker models first when nothing is spelled alike)."""
     import difflib
 
     kb = knowledge()
     specs: dict[str, Any] = {"methods": kb.methods, "backbones": kb.backbones, "transformers": kb.transformers}[pool]
+    if family is not None:
+        # the family's profiles and every embedding / reranker model (a decoder-based embedder is one too)
+        specs = {k: v for k, v in specs.items() if getattr(v, "family", None) == family or getattr(v, "role", None)}
     labels: dict[str, str] = {}
     for spec in specs.values():
         for alias in (spec.display, *spec.aliases):
@@ -228,6 +254,13 @@ def closest_models(name: str, pool: str, n: int = 5) -> list[str]:
         for fold, label in labels.items():
             if fold.startswith(head.group(0)) and label not in out:
                 out.append(label)
+    if family is not None:
+        # embedding / reranker models first (the spelled-alike ones, then the others), plain encoders after them
+        for spec in sorted(specs.values(), key=lambda v: (getattr(v, "role", None) is None, v.display)):
+            if spec.display not in out:
+                out.append(spec.display)
+        trained_for_it = {v.display for v in specs.values() if getattr(v, "role", None) is not None}
+        out.sort(key=lambda label: label not in trained_for_it)
     return out[:n]
 
 

@@ -251,6 +251,10 @@ class TransformerSpec(BaseModel):
     # with this profile and the answer says so; same_shape_source says where their base model is stated
     same_shape: list[str] = []
     same_shape_source: str | None = None
+    # what the encoder is trained and served as: a text-embedding (bi-encoder) or a reranker (cross-encoder) model;
+    # their fine-tuning runs several sequences per sample (engine/memory/jobdefaults.py EMBEDDER_RECIPE)
+    role: Literal["embedding", "reranker"] | None = None
+    role_source: str | None = None
 
 
 class Knowledge(DerivedCache, BaseModel):

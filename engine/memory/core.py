@@ -105,14 +105,18 @@ def _estimate_text(r: Resolved) -> MemoryEstimate:
     parts, notes = _peak(p.states, p.states.gradients, p.activations, p.transient, old or not r.training)
     parts["kv_cache"] = p.kv_cache
     active = t.active_params_billion * 1e9 if t.active_params_billion else p.params
-    kv_tok = kv_bytes_per_token_layer(t, kv_dtype_bytes(r.settings)) * kv_layers(t) if t.family == "llm" else None
+    kv_tok = kv_bytes_per_token_layer(t, kv_dtype_bytes(r.settings)) * kv_layers(t) if t.family == "llm" and t.role is None else None
     info = ProfileInfo(key=t.key, display=t.display, family=t.family, params_billion=t.params_billion,
                        trainable_params_billion=round(p.trainable / 1e9, 6), is_llm=t.family == "llm", job=_job(r),
                        active_params_billion=round(active / 1e9, 4), kv_cache_bytes_per_token=kv_tok)
     seq = r.settings["seq_len"]
     # MoE: each token runs its routed experts only, so compute follows the active parameters (weights count all)
-    flops = (6.0 * active * seq, 2.0 * active * seq)
-    return _finish(parts, r, text_formula(r, p, parts), SOURCES_COMMON + SOURCES_TEXT + [t.source], info, flops, notes)
+    # a contrastive embedder sample (a query with its passages) is sequences_per_sample sequences
+    per_sample = seq * int(r.settings.get("sequences_per_sample") or 1) if r.training else seq
+    flops = (6.0 * active * per_sample, 2.0 * active * seq)
+    recipe = [t.role_source] if r.training and t.role_source else []
+    return _finish(parts, r, text_formula(r, p, parts), SOURCES_COMMON + SOURCES_TEXT + [t.source, *recipe], info, flops,
+                   notes)
 
 
 def _estimate_none(r: Resolved, w: Workload) -> MemoryEstimate:

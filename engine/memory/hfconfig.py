@@ -335,10 +335,17 @@ def count(cfg: dict) -> Counted:
     if mt in ENCODERS:
         positions = int(t.get("max_position_embeddings") or 512)
         c.embed_params += positions * hidden + int(t.get("type_vocab_size") or 0) * hidden + 2 * hidden
-        c.layer_params += hidden * hidden + hidden                 # pooler dense
+        archs = [str(a) for a in (cfg.get("architectures") or []) if isinstance(a, str)]
+        if any(a.endswith("ForSequenceClassification") for a in archs):
+            # cross-encoder / reranker (XLMRobertaForSequenceClassification): no pooler (add_pooling_layer=False);
+            # the classification head is dense h x h + out_proj h x num_labels, with biases
+            labels = len(cfg["id2label"]) if isinstance(cfg.get("id2label"), dict) and cfg["id2label"] else 2
+            c.layer_params += hidden * hidden + hidden + hidden * labels + labels
+        else:
+            c.layer_params += hidden * hidden + hidden             # pooler dense
         c.max_seq = positions - (2 if mt in ("roberta", "xlm-roberta", "camembert") else 0)   # RoBERTa pads offset 2
     c.head_params = 0.0 if tied else float(vocab * hidden)
-    c.final_norm = float(norm_w)
+    c.final_norm = 0.0 if mt in ENCODERS else float(norm_w)   # BERT / XLM-R: LayerNorm inside each layer, none after
     mtp = int(t.get("num_nextn_predict_layers") or 0)
     if mtp:   # DeepSeek-V3 MTP module: a MoE layer, enorm / hnorm, eh_proj (2h -> h), shared_head norm + head, embedding
         c.mtp_params = float(mtp * (attn + norms + moe_mlp + 2 * hidden * hidden + 3 * hidden + 2 * vocab * hidden))
@@ -435,7 +442,7 @@ def spec_fields(c: Counted) -> dict[str, Any]:
     """TransformerSpec fields (engine/models.py) of a counted config."""
     encoder = c.model_type in ENCODERS
     out: dict[str, Any] = {
-        "family": "encoder_nlp" if encoder else "llm", "dropout": encoder, "params_billion": round(c.total / 1e9, 4), "layers": c.layers, "hidden": c.hidden,
+        "family": "encoder_nlp" if encoder else "llm", "dropout": encoder, "params_billion": round(c.total / 1e9, 4 if c.total >= 1e9 else 6), "layers": c.layers, "hidden": c.hidden,
         "heads": c.heads, "kv_heads": c.kv_heads, "head_dim": c.head_dim, "intermediate": c.intermediate,
         "vocab": c.vocab, "mlp": "gated" if c.gated else "plain", "tied": c.tied, "max_seq": c.max_seq,
         "model_type": c.model_type,

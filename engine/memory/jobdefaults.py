@@ -103,13 +103,52 @@ def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
         s["framework"] = _enum(w.framework)
 
 
+# Contrastive fine-tuning of a text-embedding / reranker model (FlagEmbedding's recipe, the profile's role_source:
+# examples/finetune/embedder and reranker README.md): each training sample is a query with train_group_size passages
+# (1 positive + 7 hard negatives); per GPU 2 queries, 512-token queries and passages. A bi-encoder (embedding) runs the
+# query and its 8 passages as 9 sequences; a cross-encoder (reranker) runs 8 query+passage sequences of up to
+# 512 + 512 tokens. (role: (sequences per sample, sequence length, queries per GPU))
+EMBEDDER_RECIPE = {"embedding": (1 + 8, 512, 2), "reranker": (8, 1024, 2)}
+
+
+def _embedder_fields(w: Workload, r: Resolved) -> None:
+    """A contrastive fine-tune of an embedder / reranker: the sequences each sample runs, said as an assumption."""
+    s, spec = r.settings, r.transformer
+    assert spec is not None and spec.role is not None
+    seqs, seq_len, queries = EMBEDDER_RECIPE[spec.role]
+    s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_len, spec.max_seq),
+                         *(("query and passage length of the contrastive recipe (FlagEmbedding: at most 512 each; "
+                            "shorter texts, padded to the batch's longest, take proportionally less)",
+                            "对比学习配方的查询与段落长度（FlagEmbedding：各不超过 512；文本更短时按批内最长填充，"
+                            "时间与显存按比例减少）") if spec.role == "embedding" else
+                           ("query + passage length of one reranker pair (FlagEmbedding: at most 512 + 512)",
+                            "重排序模型一对查询+段落的长度（FlagEmbedding：不超过 512 + 512）")))
+    s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, queries,
+                                    "queries per GPU of the contrastive recipe (FlagEmbedding per_device_train_batch_size)",
+                                    "对比学习配方的每卡查询数（FlagEmbedding per_device_train_batch_size）")
+    what_en = (f"{seqs} sequences (the query, 1 positive and {seqs - 2} hard-negative passages)" if spec.role == "embedding"
+               else f"{seqs} query+passage sequences (1 positive and {seqs - 1} negatives)")
+    what_zh = (f"{seqs} 个序列（查询、1 个正例与 {seqs - 2} 个难负例段落）" if spec.role == "embedding"
+               else f"{seqs} 个查询+段落序列（1 个正例、{seqs - 1} 个负例）")
+    s["sequences_per_sample"] = r.assume(
+        "sequences_per_sample", seqs,
+        f"each query (batch_size_per_gpu counts queries) runs {what_en} through the model, as in contrastive "
+        f"fine-tuning with FlagEmbedding's recipe (train_group_size 8); activations and compute count every sequence, "
+        "the in-batch similarity matrix is negligible",
+        f"每个查询（batch_size_per_gpu 按查询计）经过模型 {what_zh}，即 FlagEmbedding 对比学习微调配方"
+        f"（train_group_size 8）；激活与计算量按全部序列计，批内相似度矩阵可忽略")
+
+
 def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     s, spec = r.settings, r.transformer
     assert spec is not None
     enc = spec.family == "encoder_nlp"
     seq_default = 512 if enc else defaults.get("seq_len", 2048)
-    s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_default, spec.max_seq), "usual sequence length",
-                         "常用序列长度")
+    if r.training and spec.role is not None:
+        _embedder_fields(w, r)
+    else:
+        s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_default, spec.max_seq), "usual sequence length",
+                             "常用序列长度")
     if w.input_size is not None and (spec.image_tokens_per_image or spec.image_token_px):
         h, wd = w.input_size
         px = spec.image_token_px
@@ -120,9 +159,10 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
         r.assume("image_tokens", tokens, f"one {h}x{wd} image per sequence adds {how} to the sequence "
                  f"({s['seq_len']} tokens in all); the vision tower's own activations are not counted",
                  f"每个序列一张 {h}x{wd} 图像，增加 {tokens} 个 token（共 {s['seq_len']} 个）；视觉塔自身的激活未计入")
-    s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 1),
-                                    *(("usual micro-batch", "常用微批大小") if r.training else
-                                      ("sequences served at once (concurrent requests)", "同时处理的序列数（并发请求）")))
+    if "batch_size_per_gpu" not in s:
+        s["batch_size_per_gpu"] = _pick(r, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 1),
+                                        *(("usual micro-batch", "常用微批大小") if r.training else
+                                          ("sequences served at once (concurrent requests)", "同时处理的序列数（并发请求）")))
     full_ft = w.task == Task.llm_finetune and _enum(w.finetune_method) in (None, "full")
     if full_ft and w.precision is None:
         # HF Trainer (bf16=True) / LLaMA-Factory / DeepSpeed's bf16 section: bf16 autocast over fp32 master weights
@@ -145,8 +185,11 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
         else:
             s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
         kv = _enum(w.kv_cache_dtype) if w.kv_cache_dtype is not None else None
-        s["kv_cache_dtype"] = _pick(r, "kv_cache_dtype", kv, "auto", "KV cache in the model's 16-bit dtype",
-                                    "KV 缓存使用模型的 16 位精度")
+        if (enc or spec.role is not None) and kv is None:
+            s["kv_cache_dtype"] = "auto"    # an encoder keeps no KV cache (one forward pass per batch): nothing to say
+        else:
+            s["kv_cache_dtype"] = _pick(r, "kv_cache_dtype", kv, "auto", "KV cache in the model's 16-bit dtype",
+                                        "KV 缓存使用模型的 16 位精度")
         if spec.mtp_params_billion:
             r.assume("mtp", "not loaded", f"the checkpoint's multi-token-prediction module ({spec.mtp_params_billion:g} B "
                      "parameters) is loaded only for speculative decoding (vLLM --speculative-config); not counted",

@@ -211,7 +211,7 @@ def _activations(t: TransformerSpec, s: dict, tokens: int) -> tuple[float, float
         layers = t.layers * tokens * t.hidden * act_b + tokens * per_tok
     else:
         layers = t.layers * tokens * per_tok
-    lm = t.family == "llm"
+    lm = t.family == "llm" and t.role is None       # an embedding / reranker model pools, it computes no vocab logits
     chunked = bool(s.get("chunked_loss"))
     logit_b = (0.0 if chunked else act_b) + 4.0 + (4.0 if torch_at_most(s["pytorch_version"], 1, 10) else 0.0)
     logits = tokens * t.vocab * logit_b if lm else 0.0
@@ -332,7 +332,9 @@ def text_training(r: Resolved) -> TextParts:
     assert t is not None
     untie = _untied(t, s)
     params = t.params_billion * 1e9 + (t.vocab * t.hidden if untie else 0)
-    tokens = s["batch_size_per_gpu"] * s["seq_len"]
+    # a contrastive embedder / reranker sample is a query with its passages: sequences_per_sample sequences through
+    # the encoder (engine/memory/jobdefaults.py EMBEDDER_RECIPE); 1 for every other model
+    tokens = s["batch_size_per_gpu"] * s["seq_len"] * int(s.get("sequences_per_sample") or 1)
     frozen = _frozen_bytes(t, s)
     trainable = lora_params(t, s.get("lora_rank") or 16, _targets(s)) if frozen is not None else params
     states = _expert_split(t, s, model_states(params, trainable, frozen, s, True, split_params(t, untie)[1] / t.layers),
@@ -361,6 +363,15 @@ def text_inference(r: Resolved) -> TextParts:
     else:
         weights = weights / n if n > 1 and dist != "ddp" else weights
     tokens = s["batch_size_per_gpu"] * s["seq_len"]
+    if t.family == "encoder_nlp" or t.role is not None:
+        # an encoder (or a decoder used as an embedding model) (embedding, reranker, classifier) runs one forward pass over the whole batch: no KV cache and no
+        # decode steps, no chunked prefill (sentence-transformers / TEI encode a batch at once); one layer's input,
+        # q / k / v, attention output and MLP intermediate (fc1 and GELU outputs; gated: gate, up, SiLU) are alive, with
+        # SDPA / flash attention keeping no seq x seq score matrix (PyTorch scaled_dot_product_attention); the pooled
+        # output replaces the vocabulary logits
+        act_b = 4.0 if s["precision"] == "fp32" else 2.0
+        act = tokens * (5 * t.hidden + (3 if t.mlp == "gated" else 2) * t.intermediate) * act_b   # gated: gate, up, act
+        return TextParts(StateBytes(weights, 0.0, 0.0, 0.0, 0.0, 0.0), act, 0.0, 0.0, params, 0.0, tokens, 0.0)
     kv = kv_cache_bytes(t, tokens, kv_dtype_bytes(s), s["seq_len"]) / (n if n > 1 and dist != "ddp" else 1)
     live = min(tokens, PREFILL_CHUNK)
     # MoE: a prefill token runs top-k experts (+ shared ones): that width stands for the dense layer's
