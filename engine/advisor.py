@@ -20,6 +20,7 @@ from gpu_advisor.memory.core import CUDA_CONTEXT_GIB
 from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
 from gpu_advisor.plan.replicas import split_concurrency
 from gpu_advisor.plan.serving import size_replicas
+from gpu_advisor.costing.elsewhere import price_elsewhere_note
 from gpu_advisor.plan.stated import (fp16_note, priced_wider_note, quantization_note, relax_stated_count,
                                      unpriced_lead_note)
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
@@ -40,7 +41,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
     said = [t for t in (quantization_note(the_plan, job), fp16_note(the_plan, job), priced_wider_note(the_plan, job),
-                        unpriced_lead_note(the_plan, job)) if t is not None]
+                        unpriced_lead_note(the_plan, job), price_elsewhere_note(the_plan, job, kb.catalog))
+            if t is not None]
     said += fewer_gpus_lead(the_plan)
     lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
