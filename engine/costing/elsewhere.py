@@ -72,14 +72,16 @@ def price_elsewhere_note(the_plan: Plan | None, job: Job, catalog: Catalog) -> T
                     zh=f"目录中没有 {c.instance.type} 在 {region} 的价格，目录中其他 {where.zh}也没有本方案任何选项的价格："
                        "请在控制台或用 DescribePrice 查询。")
     other, o, p = found
-    nodes = f" × {o.nodes} instances" if o.nodes > 1 else ""
-    nodes_zh = f" × {o.nodes} 台" if o.nodes > 1 else ""
+    each = p.price_per_hour
+    per_en = (f"{each:.2f} {p.currency}/h per instance ({o.nodes} instances: {each * o.nodes:.2f} {p.currency}/h)"
+              if o.nodes > 1 else f"{each:.2f} {p.currency}/h")
+    per_zh = (f"每台每小时 {each:.2f} {p.currency}（{o.nodes} 台共 {each * o.nodes:.2f} {p.currency}）"
+              if o.nodes > 1 else f"每小时 {each:.2f} {p.currency}")
     gpus = f"{o.gpus_per_node} × {o.gpu.display_name}"
     gpus_zh = f"{o.gpus_per_node} 张 {o.gpu.display_name}"
     return Text(
         en=f"No list price is recorded for {c.instance.type} in {region}. For reference only (another region's list "
-           f"price, not a {region} price and not used for ranking or budgets): {o.instance.type} ({gpus}){nodes} is "
-           f"listed at {p.price_per_hour:.2f} {p.currency}/h in {other}, another {where.en} (as of {p.as_of}).",
+           f"price, not a {region} price and not used for ranking or budgets): {o.instance.type} ({gpus}) is listed "
+           f"at {per_en} in {other}, another {where.en} (as of {p.as_of}).",
         zh=f"目录中没有 {c.instance.type} 在 {region} 的价格。仅供参考（这是其他地域的目录价，不是 {region} 的价格，不参与排序和"
-           f"预算核对）：同区域的 {other} 中 {o.instance.type}（{gpus_zh}）{nodes_zh}每小时 {p.price_per_hour:.2f} "
-           f"{p.currency}（截至 {p.as_of}）。")
+           f"预算核对）：同区域的 {other} 中 {o.instance.type}（{gpus_zh}）{per_zh}（截至 {p.as_of}）。")
