@@ -22,7 +22,9 @@ def test_areas_and_nearest_regions() -> None:
     assert nearby_regions(cat, "eu-west-1") == ["eu-central-1"]
     assert nearby_regions(cat, "ap-southeast-6")[0].startswith("ap-southeast-")  # same sub-area first
     assert nearby_regions(cat, "ap-southeast-6")[0] == "ap-southeast-1"  # then the one with most prices
-    assert set(nearby_regions(cat, "cn-shanghai")) == {"cn-hangzhou", "cn-beijing"}  # mainland stays mainland
+    mainland = nearby_regions(cat, "cn-shanghai")  # mainland stays mainland, most prices first
+    assert mainland[:2] == ["cn-beijing", "cn-hangzhou"] and "cn-shanghai" not in mainland
+    assert len(mainland) == 13 and all(r.startswith("cn-") and r != "cn-hongkong" for r in mainland)
     assert nearby_regions(cat, "me-east-1") == []
 
 

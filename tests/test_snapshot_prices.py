@@ -1,5 +1,5 @@
-"""Prices outside the mainland come from the recorded public snapshot (tools/data/alicloud_prices_cloudpilot.json),
-each traced back to it; the recorder and the importer's checks work on small recorded inputs (no network)."""
+"""Every region's prices come from the recorded public snapshot (tools/data/alicloud_prices_cloudpilot.json), each
+traced back to it; the recorder and the importer's checks work on small recorded inputs (no network)."""
 
 from __future__ import annotations
 
@@ -42,21 +42,31 @@ def test_recorded_snapshot_names_its_origin(snapshot: dict) -> None:
     assert all(v > 0 for prices in snapshot["prices"].values() for v in prices.values())
 
 
-def test_every_price_outside_the_mainland_is_imported_and_traced(snapshot: dict) -> None:
+def test_every_price_of_the_recording_is_imported_and_traced(snapshot: dict) -> None:
     cat = load_catalog()
     known = set(cat.instance_types) | set(cat.cpu_instance_types)
-    expected = {(t, r): v for r, prices in snapshot["prices"].items() if not is_mainland(r)
-                for t, v in prices.items() if t in known}
-    assert len(expected) == 398  # 28 from the research file + 370 imported from the recording
+    expected = {(t, r): v for r, prices in snapshot["prices"].items() for t, v in prices.items() if t in known}
+    assert len(expected) == 982  # 65 of the research file's entries + 917 imported from the recording
+    assert sum(1 for _, r in expected if is_mainland(r)) == 584  # 37 + 547 in 14 mainland regions
     for (itype, region), value in expected.items():
         price = cat.price(itype, region)
         assert price is not None and price.price_per_hour == value and price.currency == "CNY", (itype, region)
         assert snapshot["provenance"]["commit"] in price.source and price.as_of == "2024-12-30"
-    # a mainland region keeps the research file's entries only; no price is copied between regions
-    mainland = {(p.type, p.region) for p in cat.prices if is_mainland(p.region)}
-    assert len(mainland) == 40
-    recorded = [(t, r) for t, r in mainland if t in snapshot["prices"][r]]
-    assert len(recorded) >= 35 and all(snapshot["prices"][r][t] == cat.price(t, r).price_per_hour for t, r in recorded)
+    # the rest are the research file's own entries: a family the recording leaves out (c5) or a type the catalog
+    # has no specification for (r8i.large); no price is copied between regions
+    extra = {(p.type, p.region) for p in cat.prices} - set(expected)
+    assert {t for t, _ in extra} == {"ecs.c5.large", "ecs.r8i.large"} and len(extra) == 6
+
+
+def test_mainland_regions_are_priced_and_regional_differences_kept() -> None:
+    cat = load_catalog()
+    for region in ("cn-shanghai", "cn-shenzhen", "cn-wulanchabu", "cn-chengdu"):
+        assert cat.price("ecs.gn7i-c8g1.2xlarge", region) is not None, region
+    # the 4 x A100 80 GB type that serves a 72B model with tensor parallel 4, in the default mainland region
+    assert cat.price("ecs.gn7e-c16g1.16xlarge", "mainland").price_per_hour == pytest.approx(138.967)
+    # Ulanqab lists gn7e below Hangzhou: each region keeps its own figure
+    assert cat.price("ecs.gn7e-c16g1.4xlarge", "cn-wulanchabu").price_per_hour < \
+        cat.price("ecs.gn7e-c16g1.4xlarge", "cn-hangzhou").price_per_hour
 
 
 def test_zero_prices_are_not_prices(snapshot: dict) -> None:
