@@ -371,3 +371,16 @@ def test_an_unpriced_option_that_leads_over_a_priced_one_says_why_first() -> Non
     l20 = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora",
                      "gpu_preference": "L20", "lang": "zh"})
     assert l20.instance.gpu_id == "L20" and "你指定的 GPU" in l20.lead[0].zh
+
+
+def test_a_cheaper_total_sharded_over_pcie_of_an_inference_family_does_not_displace_a_training_family() -> None:
+    # both priced in cn-hangzhou: 8 x A10 (gn7i, no NVLink, inference-positioned) with ZeRO-3 totals less than
+    # 2 x A100 80 GB (gn7e), which the planner ranks first (Candidate.sharded_off_training) and the deadline line names
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "num_samples": 100000,
+                     "deadline_hours": 12, "lang": "en"})
+    assert rec.instance.gpu_id == "AMPERE-80GB" and rec.instance.price_per_hour is not None
+    a10 = next(o for o in rec.cost.options if o.gpu_id == "A10")
+    mine = rec.cost.option(rec.instance.instance_type)
+    assert a10.payg_mid is not None and a10.payg_mid < mine.payg_mid  # the cheaper total is there, and named
+    assert a10.instance_type in rec.cost.why.en and "positions for training" in rec.cost.why.en
+    assert any(f"{rec.instance.total_gpus} × NVIDIA A100 80 GB" in t.en for t in rec.lead)  # lead and table agree
