@@ -20,6 +20,7 @@ from gpu_advisor.memory.core import CUDA_CONTEXT_GIB
 from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
 from gpu_advisor.plan.replicas import split_concurrency
 from gpu_advisor.plan.serving import size_replicas
+from gpu_advisor.costing.elsewhere import price_elsewhere_note
 from gpu_advisor.plan.stated import (fp16_note, priced_wider_note, quantization_note, relax_stated_count,
                                      unpriced_lead_note)
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
@@ -40,7 +41,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
     said = [t for t in (quantization_note(the_plan, job), fp16_note(the_plan, job), priced_wider_note(the_plan, job),
-                        unpriced_lead_note(the_plan, job)) if t is not None]
+                        unpriced_lead_note(the_plan, job), price_elsewhere_note(the_plan, job, kb.catalog))
+            if t is not None]
     said += fewer_gpus_lead(the_plan)
     speed = list(the_plan.speed_notes if the_plan else [])
     lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + speed + lead
@@ -82,16 +84,18 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     # serves the model as asked: the answer names it instead
     quantized = best is not None and best.quantized and not the_plan.chosen.quantized
     fp16 = best is not None and best.fp16_for_bf16 and not the_plan.chosen.fp16_for_bf16
+    # nor does one that shards the model states over PCIe GPUs of a family not positioned for training, where the
+    # planner ranks it after the plan it chose (Candidate.sharded_off_training), now that both have a price
+    positioned = best is not None and best.sharded_off_training and not the_plan.chosen.sharded_off_training
     cheaper = comparable and theirs.payg_mid < mine.payg_mid
     # neither has a price in the region: the report ranked by time, and an option with a time beats one without
     timed = (mine is not None and theirs is not None and mine.hourly_total is None and theirs.hourly_total is None
              and mine.time.wall_hours is None and theirs.time.wall_hours is not None)
-    if (cheaper or timed) and best is not None and not quantized and not fp16:
+    if (cheaper or timed) and best is not None and not quantized and not fp16 and not positioned:
         the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
         the_plan.options.insert(0, best)
         the_plan.chosen = best
         return job, the_plan, report
-    positioned = best is not None and best.sharded_off_training and not the_plan.chosen.sharded_off_training
     return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned,
                                                quantized=quantized, fp16=fp16)
 

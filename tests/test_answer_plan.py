@@ -243,10 +243,13 @@ def test_a_fixed_gpu_count_that_misses_the_deadline_says_how_many_would_meet_it(
 
 # --- 4 (s04): the leading serving option has a list price when a priced configuration holds the job ------------
 def test_a_priced_configuration_of_a_gpu_leads_over_an_unpriced_one_when_the_rest_is_equal() -> None:
-    rec = recommend({"task": "inference", "model": "Qwen2.5-72B-Instruct", "batch_size_per_gpu": 32, "seq_len": 8192,
-                     "lang": "zh"})
-    # in cn-hangzhou no 4-GPU type of a card that holds it with tensor parallelism has a price; 8 x A100 80 GB has one
+    rec = recommend({"task": "inference", "model": "Qwen2.5-32B-Instruct", "batch_size_per_gpu": 16, "seq_len": 8192,
+                     "region": "ap-northeast-2", "lang": "zh"})
+    # Seoul lists no price for the 2 x A100 80 GB type (gn7e-c16g1.8xlarge) that holds it with tensor parallelism;
+    # the 4-GPU type has one
     assert rec.instance.price_per_hour is not None and rec.instance.currency == "CNY"
+    assert rec.instance.total_gpus == 4 and "ecs.gn7e-c16g1.8xlarge" in rec.lead[0].zh
+    assert rec.lead[0].en.startswith("2 × NVIDIA A100 80 GB hold it") and "2 replicas of tensor parallel 2" in rec.lead[0].en
     assert upper_gib(rec.planned_memory) <= rec.instance.gpu_memory_gib
     assert rec.cost.recommended == rec.instance.instance_type
     assert rec.cost.option(rec.instance.instance_type).payg_mid is not None
@@ -283,11 +286,14 @@ def test_a_priced_layout_is_not_added_to_a_stated_count_or_to_an_unsharded_train
 def test_a_sharded_training_job_gets_a_priced_layout_whose_time_counts_the_sharding_traffic() -> None:
     from gpu_advisor.costing.timing import estimate_time
 
-    (job, the_plan), counts = _layouts({"task": "llm_finetune", "model": "Qwen2.5-32B", "finetune_method": "qlora",
-                                        "gpu_preference": "A10"})
-    a10 = [c for c in the_plan.options if c.gpu.id == "A10"]
-    assert len(counts["A10"]) == 2 and any(c.price is None for c in a10) and any(c.price is not None for c in a10)
-    wider = max(a10, key=lambda c: c.total_gpus)
+    # Seoul lists no price for the 2 x A100 80 GB type (gn7e-c16g1.8xlarge) but prices the 4-GPU one
+    (job, the_plan), counts = _layouts({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "full",
+                                        "gpu_preference": "A100", "region": "ap-northeast-2"})
+    a100 = [c for c in the_plan.options if c.gpu.id == "AMPERE-80GB"]
+    assert counts["AMPERE-80GB"] == {2, 4}
+    assert any(c.price is None for c in a100) and any(c.price is not None for c in a100)
+    wider = max(a100, key=lambda c: c.total_gpus)
+    assert wider.priced_from == 2
     assert wider.price is not None and wider.variant.workload.distributed.value == "zero3"
     assert any(n.code == "time_shard_traffic" for n in estimate_time(wider, job).notes)
 
@@ -354,9 +360,10 @@ def test_a_gpu_ruled_out_for_host_ram_says_so_not_several_instances() -> None:
 
 
 def test_an_unpriced_option_that_leads_over_a_priced_one_says_why_first() -> None:
-    # 4 stated GPUs: 16-bit weights hold on 4 x 80 / 96 GB (no price in cn-hangzhou); the priced 4 x A10 needs INT8
+    # 4 stated GPUs: 16-bit weights hold on 4 x 80 / 96 GB (no price in cn-chengdu, which prices only gn7i there);
+    # the priced 4 x A10 needs INT8
     rec = recommend({"task": "inference", "model": "Llama 3.1 70B", "num_gpus": 4, "batch_size_per_gpu": 1,
-                     "seq_len": 2048, "lang": "en"})
+                     "seq_len": 2048, "region": "cn-chengdu", "lang": "en"})
     assert rec.instance.price_per_hour is None and any(o.price_per_hour is not None for o in rec.alternatives)
     first = rec.lead[0].en
     assert first.startswith(f"{rec.instance.instance_type} leads although the catalog has no list price")
@@ -367,3 +374,16 @@ def test_an_unpriced_option_that_leads_over_a_priced_one_says_why_first() -> Non
     l20 = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora",
                      "gpu_preference": "L20", "lang": "zh"})
     assert l20.instance.gpu_id == "L20" and "你指定的 GPU" in l20.lead[0].zh
+
+
+def test_a_cheaper_total_sharded_over_pcie_of_an_inference_family_does_not_displace_a_training_family() -> None:
+    # both priced in cn-hangzhou: 8 x A10 (gn7i, no NVLink, inference-positioned) with ZeRO-3 totals less than
+    # 2 x A100 80 GB (gn7e), which the planner ranks first (Candidate.sharded_off_training) and the deadline line names
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora", "num_samples": 100000,
+                     "deadline_hours": 12, "lang": "en"})
+    assert rec.instance.gpu_id == "AMPERE-80GB" and rec.instance.price_per_hour is not None
+    a10 = next(o for o in rec.cost.options if o.gpu_id == "A10")
+    mine = rec.cost.option(rec.instance.instance_type)
+    assert a10.payg_mid is not None and a10.payg_mid < mine.payg_mid  # the cheaper total is there, and named
+    assert a10.instance_type in rec.cost.why.en and "positions for training" in rec.cost.why.en
+    assert any(f"{rec.instance.total_gpus} × NVIDIA A100 80 GB" in t.en for t in rec.lead)  # lead and table agree

@@ -19,9 +19,13 @@ def cat() -> Catalog:
 def test_counts(cat: Catalog) -> None:
     assert len(cat.families) == 53  # 33 from the family pages + 20 from the recorded API listing (issue 19)
     assert len(cat.instance_types) == 174  # 113 + 7 sizes + 54 types of the API-only families
-    assert len(cat.prices) == 71
+    assert len(cat.prices) == 988  # 71 from the research file + 917 of the recorded snapshot (547 in the mainland)
     assert len(cat.gpus) == 24
-    assert cat.regions() == ["ap-southeast-1", "cn-beijing", "cn-hangzhou", "us-east-1", "us-west-1"]
+    assert cat.regions() == ["ap-northeast-1", "ap-northeast-2", "ap-southeast-1", "ap-southeast-3", "ap-southeast-5",
+                             "ap-southeast-6", "ap-southeast-7", "cn-beijing", "cn-chengdu", "cn-fuzhou",
+                             "cn-guangzhou", "cn-hangzhou", "cn-heyuan", "cn-hongkong", "cn-huhehaote", "cn-nanjing",
+                             "cn-qingdao", "cn-shanghai", "cn-shenzhen", "cn-wuhan-lr", "cn-wulanchabu",
+                             "cn-zhangjiakou", "eu-central-1", "us-east-1", "us-west-1"]
 
 
 # -- seed errors (shared/research/seed_errors.md) --------------------------------------------------------------
@@ -183,8 +187,12 @@ def test_price_lookup_is_exact_region(cat: Catalog) -> None:
     assert cat.price("ecs.gn7i-c8g1.2xlarge", "cn-hangzhou").price_per_hour == pytest.approx(9.5326)
     assert cat.price("ecs.gn7i-c8g1.2xlarge", "mainland").region == "cn-hangzhou"
     assert cat.price("ecs.gn7i-c8g1.2xlarge", "international").region == "ap-southeast-1"
-    assert cat.price("ecs.gn7-c12g1.3xlarge", "cn-hangzhou") is None  # priced only in cn-beijing
-    assert cat.price("ecs.gn7i-c8g1.2xlarge", "eu-central-1") is None
+    assert cat.price("ecs.gn7-c12g1.3xlarge", "cn-hangzhou") is None  # gn7: Beijing, Shanghai, Ulanqab; not Hangzhou
+    assert cat.price("ecs.gn7-c12g1.3xlarge", "cn-shanghai").price_per_hour == pytest.approx(31.583333)
+    assert cat.price("ecs.gn7e-c16g1.4xlarge", "cn-wulanchabu").price_per_hour == pytest.approx(31.267)  # < Hangzhou
+    assert cat.price("ecs.gn7i-c8g1.2xlarge", "eu-west-1") is None  # London: no GPU price in the snapshot
+    assert cat.price("ecs.gn7e-c16g1.8xlarge", "eu-central-1") is None  # Frankfurt lists no gn7e price
+    assert cat.price("ecs.gn7i-c8g1.2xlarge", "eu-central-1").price_per_hour == pytest.approx(18.496462)
     assert cat.price("ecs.gn8v.4xlarge", "cn-hangzhou") is None  # sales-only: no price in the snapshot
     priced = cat.gpu_instance_types(region="us-east-1")
     assert priced and all(cat.price(t.type, "us-east-1") for t in priced)

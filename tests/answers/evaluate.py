@@ -17,7 +17,7 @@ import yaml
 CASES_FILE = Path(__file__).with_name("cases.yaml")
 UNDERSTOOD = ("fields", "model", "numbers", "refuse", "hint", "hint_unused", "llm_profile", "says", "not_says", "lead")
 SIZED = ("plan_gib", "gpu_gib", "total_gib", "holds", "rdma", "min_gpus", "max_gpus", "cpu_only", "replicas", "hours")
-PRICED = ("priced",)
+PRICED = ("priced", "price_per_hour")
 CJK = re.compile(r"[\u3400-\u9fff]")
 NUMBER = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*")
 
@@ -228,3 +228,8 @@ def _priced(res: Result, parsed: Any, rec: Any) -> None:
     cap = parsed.workload_fields.get("budget_per_hour")
     ok = cap is None or inst.price_per_hour <= cap
     res.checks["priced"] = (ok, f"{inst.price_per_hour} {inst.currency}/h" + (f" vs cap {cap}" if cap else ""))
+    if "price_per_hour" in res.case:
+        lo, hi = res.case["price_per_hour"]
+        hourly = inst.price_per_hour * inst.nodes
+        res.checks["price_per_hour"] = (lo <= hourly <= hi, f"{inst.nodes} x {inst.instance_type}: {hourly:.2f} "
+                                                             f"{inst.currency}/h, want {lo}-{hi}")
