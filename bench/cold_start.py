@@ -11,7 +11,13 @@ a person or a model drives: the handshake, `tools/list` (timed from its request)
 the terminal, start to exit: `gpu-advisor recommend --workload examples/cityscapes_deeplabv3plus.yaml` and
 `gpu-advisor ask --no-input` with the seed question.
 
-    python bench/cold_start.py [--n 7] [--pause 3] [--json bench/out/cold_start.json]
+Issue 23's ratio, `initialize` / `import mcp`, from --pairs alternated pairs of fresh processes on the same
+interpreter (the order flips every pair, ABBA, so a drift of the machine's speed within a pair cancels): each pair's
+wall-time ratio and CPU-time ratio (the child's user + system CPU read from /proc when its line arrives), reported as
+the median with the quartiles and the extremes, and the CPU share each child got (its CPU / its wall time: below 1 the
+machine was busy with something else, or the process waited).
+
+    python bench/cold_start.py [--n 7] [--pairs 15] [--pause 3] [--json bench/out/cold_start.json]
 """
 
 from __future__ import annotations
@@ -55,17 +61,90 @@ def time_run(argv: list[str]) -> float:
 
 def time_to_line(argv: list[str], timeout: float = 60.0) -> float:
     """Seconds until the process writes its first line (its exit, which frees what it loaded, is not counted)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return timed_line(argv, timeout)[0]
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a live process, from /proc (NaN where /proc is not there)."""
     try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def timed_line(argv: list[str], timeout: float = 60.0, send: bytes | None = None) -> tuple[float, float]:
+    """(wall s, CPU s) of a fresh process until it writes its first line, after ``send`` on its stdin if given; the
+    CPU is read while the process is still alive (its exit is not counted)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE if send is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        if send is not None and proc.stdin:
+            proc.stdin.write(send)
+            proc.stdin.flush()
         assert proc.stdout
         ready, _, _ = select.select([proc.stdout], [], [], timeout)
         if not ready:
             raise TimeoutError(f"no output from {argv}")
-        proc.stdout.readline()
-        return time.perf_counter() - t0
+        line = proc.stdout.readline()
+        wall, cpu = time.perf_counter() - t0, cpu_s(proc.pid)
+        if send is not None:
+            assert json.loads(line)["result"]["serverInfo"]["name"] == "gpu-advisor", line[:300]
+        return wall, cpu
     finally:
-        proc.wait(30)
+        if proc.stdin:
+            proc.stdin.close()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+SDK_IMPORT = "import mcp.server.mcpserver; print('imported', flush=True)"
+
+
+def compile_package() -> None:
+    """Byte-compile gpu_advisor's sources (into __pycache__, ignored by git), as installing a wheel does: where
+    PYTHONDONTWRITEBYTECODE=1 is set (some shells and CI images), an editable install never writes bytecode, so every
+    start would compile the server's modules from source (about 30 ms of `initialize` here) while the SDK, installed,
+    loads its bytecode."""
+    import compileall
+    import importlib
+
+    for name in ("gpu_advisor", "gpu_advisor.server", "gpu_advisor.cli", "gpu_advisor.knowledge", "gpu_advisor.prompts"):
+        for path in importlib.import_module(name).__path__:
+            compileall.compile_dir(path, quiet=1)
+
+
+def initialize_ratio(pairs: int) -> dict[str, Any]:
+    """`gpu-advisor serve` (stdio) answering `initialize` (its warm-up starts only after the handshake, so not here),
+    against `import mcp.server.mcpserver` on the same interpreter, in ``pairs`` alternated pairs."""
+    init_line = (json.dumps(INIT) + "\n").encode()
+    sdk_runs: list[tuple[float, float]] = []
+    init_runs: list[tuple[float, float]] = []
+    for i in range(pairs):
+        first, second = ("sdk", "init") if i % 2 == 0 else ("init", "sdk")
+        for which in (first, second):
+            if which == "sdk":
+                sdk_runs.append(timed_line([sys.executable, "-c", SDK_IMPORT]))
+            else:
+                init_runs.append(timed_line([*command(), "serve"], send=init_line))
+
+    def spread(values: list[float]) -> dict[str, float]:
+        q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
+        return {"median": round(statistics.median(values), 3), "q1": round(q[0], 3), "q3": round(q[2], 3),
+                "min": round(min(values), 3), "max": round(max(values), 3)}
+
+    wall = [i[0] / s[0] for s, i in zip(sdk_runs, init_runs)]
+    cpu = [i[1] / s[1] for s, i in zip(sdk_runs, init_runs) if s[1] > 0]
+    return {"pairs": pairs, "ratio_wall": spread(wall), "ratio_cpu": spread(cpu) if cpu else None,
+            "sdk_import_s": spread([s[0] for s in sdk_runs]), "initialize_s": spread([i[0] for i in init_runs]),
+            "sdk_import_cpu_s": spread([s[1] for s in sdk_runs]), "initialize_cpu_s": spread([i[1] for i in init_runs]),
+            "cpu_share": {"sdk_import": round(statistics.median(s[1] / s[0] for s in sdk_runs), 3),
+                          "initialize": round(statistics.median(i[1] / i[0] for i in init_runs), 3)}}
 
 
 def _reply(proc: subprocess.Popen, t0: float, timeout: float) -> tuple[float, dict[str, Any]]:
@@ -139,7 +218,8 @@ def median(fn: Any, n: int) -> dict[str, float]:
     return summary([fn() for _ in range(n)])
 
 
-def run(n: int, pause: float = 3.0) -> dict[str, Any]:
+def run(n: int, pause: float = 3.0, pairs: int = 15) -> dict[str, Any]:
+    compile_package()
     env_note = {"python": sys.version.split()[0], "cpus": os.cpu_count()}
     result: dict[str, Any] = {
         **env_note,
@@ -158,6 +238,7 @@ def run(n: int, pause: float = 3.0) -> dict[str, Any]:
         tools_list, call = time_paused_client(pause)
         listed.append(tools_list)
         paused.append(call)
+    result["initialize_ratio"] = initialize_ratio(pairs)
     result.update(import_mcp_server=summary(sdk), stdio_initialize=summary(init),
                   initialize_minus_sdk=summary([i - s for i, s in zip(init, sdk)]), first_answer=summary(first),
                   tools_list_after_handshake=summary(listed), first_call_after_pause=summary(paused), pause_s=pause)
@@ -180,6 +261,11 @@ def table(r: dict[str, Any]) -> str:
                        ("first_call_after_pause", f"  first call {r['pause_s']:g} s after tools/list")]:
         s = r[key]
         lines.append(f"{label:<44} {s['median_s']:>9.3f} {s['min_s']:>7.3f} {s['max_s']:>7.3f}")
+    q = r["initialize_ratio"]
+    w, c = q["ratio_wall"], q["ratio_cpu"] or {}
+    lines.append(f"initialize / import mcp, {q['pairs']} alternated pairs: {w['median']}x wall (quartiles {w['q1']}-{w['q3']}, "
+                 f"range {w['min']}-{w['max']}), {c.get('median')}x CPU (quartiles {c.get('q1')}-{c.get('q3')}); CPU share "
+                 f"{q['cpu_share']['initialize']} / {q['cpu_share']['sdk_import']} of one CPU (target <= 1.1x)")
     lines.append("targets: --version and initialize <= 1 s")
     return "\n".join(lines)
 
@@ -187,10 +273,11 @@ def table(r: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=7)
+    parser.add_argument("--pairs", type=int, default=15, help="alternated pairs for initialize / import mcp")
     parser.add_argument("--pause", type=float, default=3.0, help="seconds between tools/list and the first call")
     parser.add_argument("--json", type=Path, default=Path(__file__).parent / "out" / "cold_start.json")
     args = parser.parse_args(argv)
-    result = run(args.n, args.pause)
+    result = run(args.n, args.pause, max(1, args.pairs))
     print(table(result))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")

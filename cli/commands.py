@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from gpu_advisor.kb.listing import catalog_rows, rule_summary
-
 Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
@@ -17,6 +15,8 @@ def cmd_catalog(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         from gpu_advisor.kb.refresh import run_refresh
 
         return run_refresh(args, stdout)
+    from gpu_advisor.kb.listing import catalog_rows
+
     rows = catalog_rows(args.gpu, args.min_gpu_memory, {"yes": True, "no": False}.get(args.rdma or ""), args.region)
     if args.json:
         stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
@@ -43,6 +43,7 @@ def cmd_rules(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def cmd_explain(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from gpu_advisor.advisor import get_knowledge
     from gpu_advisor.errors import WorkloadError
+    from gpu_advisor.kb.listing import rule_summary
 
     lang = args.lang or "zh"
     rules = get_knowledge().rules
@@ -58,10 +59,15 @@ def cmd_explain(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    from gpu_advisor.kb.catalog_loader import check_override
+    import os
+
     from gpu_advisor.server.app import serve
 
-    check_override()  # a broken $GPU_ADVISOR_CATALOG_OVERRIDE stops the server before it starts (file and key named)
+    if os.environ.get("GPU_ADVISOR_CATALOG_OVERRIDE"):  # kb.catalog.OVERRIDE_ENV, read here so that a server without
+        # one starts without importing the catalog's models (about 0.1 s of `initialize`, bench/cold_start.py)
+        from gpu_advisor.kb.catalog_loader import check_override
+
+        check_override()  # a broken override stops the server before it starts (file and key named)
 
     return serve(transport=args.transport, host=args.host, port=args.port, workers=args.workers)
 

@@ -2,7 +2,6 @@
 wrong and, where there are any, lists the closest valid values. Never a traceback, never the SDK's wording.
 """
 
-import difflib
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -76,6 +75,8 @@ def describe_validation(exc: ValidationError, model: type[BaseModel], lang: str)
             except (KeyError, IndexError):
                 detail = zh if lang == "zh" else en
         if kind == "extra_forbidden":
+            import difflib  # here, not at import: the server's start-up needs no difflib
+
             close = difflib.get_close_matches(loc, known, n=3, cutoff=0.5)
             suggestions.extend(close)
             hint = (f"（是否想用：{'、'.join(close)}？）" if lang == "zh" else f" (did you mean: {', '.join(close)}?)") if close else ""

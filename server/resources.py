@@ -122,6 +122,22 @@ def _make_prompt(name: str, spec: dict[str, Any]) -> Prompt:
     return prompt
 
 
+PROMPT_METHODS = frozenset({"prompts/list", "prompts/get"})
+
+
 def add_prompts(server: MCPServer) -> None:
-    for name, spec in load_prompts().items():
-        server.add_prompt(_make_prompt(name, spec))
+    """The prompts of prompts/mcp_prompts.yaml, registered when a client first asks for prompts (the first prompts/list
+    or prompts/get, from a middleware ahead of the request checks): reading them imports PyYAML, about 20 ms that
+    would otherwise be part of every start's `initialize` (bench/cold_start.py). The capability is advertised either
+    way (the SDK advertises prompts by their handler)."""
+    registered = False
+
+    async def register_prompts(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        nonlocal registered
+        if not registered and ctx.method in PROMPT_METHODS:
+            registered = True  # no await before the loop below: one request registers them
+            for name, spec in load_prompts().items():
+                server.add_prompt(_make_prompt(name, spec))
+        return await call_next(ctx)
+
+    server.middleware.append(register_prompts)

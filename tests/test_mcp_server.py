@@ -306,6 +306,74 @@ def test_version_does_not_import_mcp() -> None:
     assert out.strip().endswith("[]"), out
 
 
+def test_serve_answers_initialize_without_loading_the_catalog_yaml_or_the_engine() -> None:
+    """`gpu-advisor serve` answers `initialize` having imported the SDK and the server only: no catalog models, no
+    Workload, no PyYAML (the prompts are read at the first prompts request), no engine stage (bench/cold_start.py)."""
+    code = ("import os, sys\nos.environ['GPU_ADVISOR_WARM_UP'] = '0'\nfrom gpu_advisor.cli import main\n"
+            "main(['serve'])\nimport json\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)")
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "t", "version": "0"}}}) + "\n"
+    done = subprocess.run([sys.executable, "-c", code], input=init, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "gpu-advisor"
+    assert json.loads(done.stdout.splitlines()[0])["result"]["capabilities"]["prompts"] is not None
+    modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "mcp.server.mcpserver" in modules
+    loaded = {m for m in modules if m == "yaml" or m.startswith(("gpu_advisor.kb", "gpu_advisor.workload",
+                                                                  "gpu_advisor.memory", "gpu_advisor.plan",
+                                                                  "gpu_advisor.advisor", "gpu_advisor.server.tools"))}
+    assert loaded == set(), sorted(loaded)
+
+
+async def test_prompts_get_as_the_first_request_registers_the_prompts() -> None:
+    """The prompts are registered by the first prompts request (server/resources.py add_prompts), a get as well as a
+    list; a fresh server answers either first."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        fresh = build_server()
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+    async def go(client):
+        got = await client.get_prompt("size_training_job", {"lang": "en", "job": "SegFormer-B5 on ADE20K"})
+        return got, await client.list_prompts()
+
+    got, listed = await _session(fresh, go)
+    assert "SegFormer-B5 on ADE20K" in got.messages[0].content.text
+    assert {p.name for p in listed.prompts} == {"size_training_job", "size_inference_service"}
+
+
+def test_sdk_tracing_middleware_is_dropped_unless_opentelemetry_is_configured(monkeypatch) -> None:
+    """The SDK ships one OpenTelemetry middleware on every server (fails when a release renames or moves it, so
+    that the opt-out in server/app.py does not silently stop working); gpu-advisor's server drops it unless an
+    OTEL_* variable is set (and OTEL_SDK_DISABLED is not true)."""
+    import logging
+
+    from mcp.server.mcpserver import MCPServer
+
+    from gpu_advisor.server.app import is_sdk_tracing
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        assert sum(map(is_sdk_tracing, MCPServer("bare").middleware)) == 1
+        for name in [n for n in __import__("os").environ if n.startswith("OTEL_")]:
+            monkeypatch.delenv(name)
+        assert not any(map(is_sdk_tracing, build_server().middleware))
+        monkeypatch.setenv("OTEL_TRACES_EXPORTER", "console")
+        assert sum(map(is_sdk_tracing, build_server().middleware)) == 1
+        monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+        assert not any(map(is_sdk_tracing, build_server().middleware))
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
 def test_importing_the_server_builds_nothing() -> None:
     code = ("import logging\nbefore = list(logging.getLogger().handlers)\n"
             "import gpu_advisor.server.app, gpu_advisor.server.tools, gpu_advisor.server.resources, gpu_advisor.server.http\n"
