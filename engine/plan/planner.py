@@ -259,9 +259,9 @@ def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Cha
     The job as given (step 0, usually estimated already) is tried first: most jobs fit most cards as given, and
     then the chain's other steps are never estimated (3.5 -> 2.8 new estimates per answer on the latency mix).
     The walk does not first estimate the chain's last (most aggressive) step to give up early on a card that cannot
-    hold it: that estimate (512 GPUs, every mitigation) served nothing else in 0.8 of the answers' 4.9 estimates,
+    hold it: that estimate (512 GPUs, every mitigation) served nothing else for 0.8 of an answer's 4.6 estimates,
     while a card that cannot hold the last step holds no earlier one and the walk reaches the same None, reusing
-    the estimates the other cards' walks made (4.9 -> 4.2 estimates per answer, median 3 -> 2)."""
+    the estimates the other cards' walks made (4.6 -> 4.0 estimates per answer on the latency mix, median 3 -> 2)."""
     steps = _chain(w, gpu, max_per_node, chains)
     if keep is not None:
         steps = [st for st in steps if keep(st)]
