@@ -294,8 +294,11 @@ def test_a_sharded_training_job_gets_a_priced_layout_whose_time_counts_the_shard
     assert any(c.price is None for c in a100) and any(c.price is not None for c in a100)
     wider = max(a100, key=lambda c: c.total_gpus)
     assert wider.priced_from == 2
-    assert wider.price is not None and wider.variant.workload.distributed.value == "zero3"
-    assert any(n.code == "time_shard_traffic" for n in estimate_time(wider, job).notes)
+    # the stage at 4 GPUs is the one that moves the fewest bytes among those that fit (planner._best_stage)
+    assert wider.price is not None and wider.variant.workload.distributed.value in ("zero2", "zero3")
+    # ZeRO-3 all-gathers the parameters every micro-step; ZeRO-2 with one micro-step a step moves what DDP moves
+    sharded = any(n.code == "time_shard_traffic" for n in estimate_time(wider, job).notes)
+    assert sharded == (wider.variant.workload.distributed.value == "zero3" or wider.variant.accum_steps > 1)
 
 
 # --- llama33-70b-awq-2xl20: a stated GPU count that cannot hold the job -----------------------------------------

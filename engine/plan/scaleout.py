@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_advisor.costing.timing import estimate_time
 from gpu_advisor.util.i18n import Text
-from gpu_advisor.plan.ladder import MAX_TOTAL_GPUS, Variant
+from gpu_advisor.plan.ladder import MAX_TOTAL_GPUS, ZERO_STAGES, Variant, _offload_applies, _stages
 from gpu_advisor.plan.planner import Candidate, Plan, _candidates_for, _estimate, _fits, _prices, _usable_types_by_gpu
 from gpu_advisor.workload import Distributed, Task
 
@@ -29,12 +29,40 @@ def _mid_hours(c: Candidate, job: Job) -> float | None:
     return None if hours is None else hours.mid
 
 
-def _wider(c: Candidate, n: int) -> Variant:
+def _wider(c: Candidate, n: int, stage: Distributed | None = None) -> Variant:
     w = c.variant.workload
     update: dict[str, Any] = {"num_gpus": n}
-    if w.distributed in (None, Distributed.none):
+    if stage is not None:
+        update["distributed"] = stage
+    elif w.distributed in (None, Distributed.none):
         update["distributed"] = Distributed.ddp
     return Variant(c.variant.step, w.model_copy(update=update), n, c.variant.accum_steps)
+
+
+def _widest_fit(c: Candidate, n: int, job: Job, memo: dict) -> tuple[Variant, Any]:
+    """The plan of ``c`` on n GPUs. A ZeRO plan the user did not fix takes, at n, the stage that moves the fewest
+    bytes per micro-step among those that fit the card (costing/comm.stage_bytes; equal traffic: more memory to
+    spare), as the planner does at the memory-alone count (planner._best_stage): ZeRO-3 needed on 2 GPUs is not
+    needed on 32, where its parameter all-gathers are pure cost. The ladder's stages for the job bound the choice
+    (ladder._stages: ZeRO-3 only for LoRA / QLoRA; never less than the user asked for)."""
+    variant = _wider(c, n)
+    estimate = _estimate(memo, variant.workload)
+    given = c.variant.workload.distributed
+    if given not in ZERO_STAGES or job.original.distributed is not None:
+        return variant, estimate
+    from gpu_advisor.costing.comm import stage_bytes   # costing imports the plan's ladder: imported when used
+
+    allowed = _stages(job.original.distributed, _offload_applies(job.workload))
+    best = None
+    for stage in allowed:
+        v = variant if stage == given else _wider(c, n, stage)
+        est = estimate if stage == given else _estimate(memo, v.workload)
+        if not _fits(est, c.gpu, strict=True) and not (stage == given and _fits(est, c.gpu)):
+            continue
+        key = (stage_bytes(v.workload, est.profile, n, v.accum_steps), est.device_total_gib)
+        if best is None or key < best[0]:
+            best = (key, v, est)
+    return (variant, estimate) if best is None else (best[1], best[2])
 
 
 def _scale_one(catalog: Catalog, c: Candidate, job: Job, region: str, memo: dict, hosts: dict,
@@ -51,8 +79,7 @@ def _scale_one(catalog: Catalog, c: Candidate, job: Job, region: str, memo: dict
             counts.append(n)
         n *= 2
     for n in counts:
-        variant = _wider(c, n)
-        estimate = _estimate(memo, variant.workload)
+        variant, estimate = _widest_fit(c, n, job, memo)
         if not _fits(estimate, c.gpu):
             break
         tight = not _fits(estimate, c.gpu, strict=True)
