@@ -288,13 +288,20 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     if task == "llm":
         task = "llm_pretrain" if pretrain else "llm_finetune"
     infer, train = s.first(kw["inference"]), s.first(kw["training"])
-    if not infer and not (train or pretrain or finetune or TRAINING_FIELDS & set(s.fields)):
-        infer = s.first(kw["inference_weak"]) or _serving_load(s)
+    trained = bool(train or pretrain or finetune or TRAINING_FIELDS & set(s.fields))
+    if not infer and not trained:
+        # a serving word that is also said of training ("run", "跑"), a serving load, or what the model is used for
+        # ("做代码助手", "a chatbot for our team"): serving only when nothing in the question says training
+        infer = s.first(kw["inference_weak"]) or s.first(kw["serving_use"]) or _serving_load(s)
     if infer and not train:
         s.set("stage", "serve", infer, claim=False)
         task, m = "inference", infer
     if task:
         s.set("task", task, m or _implied_source(s), claim=False)
+        if not trained and task not in ("preprocessing", "inference"):
+            # no verb says training or serving: the training default is said in the answer (parser._assume); read
+            # from the model alone (m None), the task itself is an assumption the terminal asks about
+            s.fields["_task_unstated"] = "model" if m is None else "word"
     _stage(s, lex, pretrain, finetune)
 
 
@@ -304,11 +311,13 @@ TRAINING_FIELDS = frozenset({"finetune_method", "lora_rank", "epochs", "training
 
 
 def _serving_load(s: Scanner) -> str | None:
-    """The words of a serving load the question states (concurrent users, a request rate): a serving job."""
+    """The words of a serving load the question states (concurrent users, a request rate, the people a model is for:
+    "给公司200名员工用"): a serving job."""
     for u in s.understood:
         if u.field in ("concurrent_users", "requests_per_second"):
             return u.matched
-    return None
+    population = s.fields.get("_population")
+    return population[1] if population and population[2] else None
 
 
 def _earliest_task(s: Scanner, lex: Lexicon) -> tuple[str, re.Match[str]] | None:

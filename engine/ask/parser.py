@@ -15,6 +15,8 @@ from gpu_advisor.ask.keywords import LLM_TASKS, finish_task, run_keywords
 from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, Hint, ParsedQuestion, Scanner, Understood
+from gpu_advisor.ask.population import find_population, resolve_population
+from gpu_advisor.ask.typos import read_typos
 from gpu_advisor.ask.vocab import pool_for
 from gpu_advisor.kb.models import knowledge, norm
 from gpu_advisor.errors import UnknownModelError, WorkloadError
@@ -84,8 +86,34 @@ def _replace(s: Scanner, field: str, value: Any) -> None:
     s.understood[:] = [u._replace(value=value) if u.field == field else u for u in s.understood]
 
 
+TASK_NAMES = {"llm_finetune": ("fine-tuning", "微调"), "llm_pretrain": ("pretraining", "预训练"),
+              "nlp_finetune": ("fine-tuning", "微调")}
+
+
+def _assume_training(s: Scanner) -> Assumed | None:
+    """No verb says training or serving ("DeepSeek-R1-Distill-Qwen-32B 需要什么配置"): the task read from the model or
+    a task word is a training job by default; that default decides the answer, so it is said (never silently)."""
+    how = s.fields.pop("_task_unstated", None)
+    task = s.fields.get("task")
+    if not how or not task:
+        return None
+    name = str(s.fields.get("model") or s.fields.get("backbone") or "")
+    verb_en, verb_zh = TASK_NAMES.get(str(task), ("training", "训练"))
+    method_en = " (a full fine-tune unless a method is said)" if task == "llm_finetune" and "finetune_method" not in s.fields else ""
+    method_zh = "（未说明方法时按全参微调）" if method_en else ""
+    if how == "model":   # the task came from the model alone: it is an assumption, not something the user said
+        s.understood[:] = [u for u in s.understood if u.field != "task"]
+    what_en = f"{verb_en} {name}" if name else verb_en
+    what_zh = f"{verb_zh} {name}" if name else verb_zh
+    return Assumed("task", task, Text(
+        en=f"The question says neither training nor serving: sized as {what_en}{method_en} ({task}). To size serving "
+           "it, say 'serve' / 'inference' (or what it is for, e.g. 'as a code assistant'); to train, say 'fine-tune'.",
+        zh=f"问题中没有说明是训练还是部署：按{what_zh}{method_zh}（{task}）估算。如需按部署估算，请写“部署 / 推理”（或用途，"
+           "如“做代码助手”）；如需训练，请写“微调 / 训练”。"))
+
+
 def _assume(s: Scanner) -> list[Assumed]:
-    assumed = []
+    assumed = [a for a in (_assume_training(s),) if a is not None]
     if "task" not in s.fields:
         s.fields["task"] = DEFAULT_TASK
         assumed.append(Assumed("task", DEFAULT_TASK, Text(
@@ -109,15 +137,18 @@ def parse_question(text: str) -> ParsedQuestion:
     text = visible(text)  # no terminal escapes, bidi or zero-width characters in what is parsed and echoed
     lang = detect_lang(text)
     s = Scanner(text)
+    read_typos(s)
     implied = run_keywords(s)
     run_numeric(s)
+    find_population(s)
     finish_task(s, implied)
     _tidy(s)
+    population = resolve_population(s)
     _refuse_unsupported(s)
     if other_language(text):
         from gpu_advisor.ask.parsed import Hint
         s.hints.insert(0, Hint("language", "", Text(en=OTHER_LANGUAGE_NOTE, zh=OTHER_LANGUAGE_NOTE)))
-    assumed = _assume(s)
+    assumed = _assume(s) + population
     _refuse_no_job(s, assumed)
     _compared_gpus(s)
     _account_for_numbers(s)
@@ -137,7 +168,7 @@ STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:e-?\d{1,3}
 MAX_STRAY = 20
 
 
-COMPARE_CUE = re.compile(r"还是|哪个|哪一个|哪种|对比|比较|相比|\bvs\.?\b|\bversus\b|\bor\b|\bcompare|\bwhich\b|\bbetter\b",
+COMPARE_CUE = re.compile(r"还是|哪个|区别|差别|差异|\bdifference\b|哪一个|哪种|对比|比较|相比|\bvs\.?\b|\bversus\b|\bor\b|\bcompare|\bwhich\b|\bbetter\b",
                          re.IGNORECASE)
 
 
