@@ -307,7 +307,8 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
 
 # fields only a training job has: with one of them a serving word ("run", "跑") does not make the job serving
 TRAINING_FIELDS = frozenset({"finetune_method", "lora_rank", "epochs", "training_tokens_billion", "num_samples",
-                             "optimizer", "gradient_checkpointing", "deadline_hours", "dataset_size_gb", "_dataset"})
+                             "optimizer", "gradient_checkpointing", "deadline_hours", "dataset_size_gb", "_dataset",
+                             "_iters"})
 
 
 def _serving_load(s: Scanner) -> str | None:

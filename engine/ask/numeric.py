@@ -52,6 +52,18 @@ def _int(m: re.Match[str]) -> int | None:
     return (int(digits) if 0 < len(digits) <= 4000 else 10**4000) * int(mult)
 
 
+def _family_pattern() -> str:
+    from gpu_advisor.ask.families import family_pattern
+
+    return family_pattern().pattern
+
+
+def _family_named(s: Scanner, m: re.Match[str]) -> None:
+    from gpu_advisor.ask.families import family_named
+
+    family_named(s, m)
+
+
 def _gpus_pattern() -> str:
     return load_lexicon().gpus.pattern
 
@@ -333,6 +345,14 @@ def multi_node(s: Scanner, m: re.Match[str]) -> None:
            "多机训练：节点之间需要高速互联（RDMA / eRDMA）做梯度同步；请说明几台机器以便估算。")
 
 
+def iterations(s: Scanner, m: re.Match[str]) -> None:
+    """Optimizer steps: kept until the batch and the dataset are known (parser._iterations), never dropped."""
+    value = _int(m)
+    if value and value >= 1 and "_iters" not in s.fields:
+        s.claim(m)
+        s.fields["_iters"] = (value, m.group(0).strip())
+
+
 def global_batch(s: Scanner, m: re.Match[str]) -> None:
     s.fields["_global_batch"] = _int(m)
     s.hint("global_batch", m, "Global batch noted; it is divided by the number of GPUs.",
@@ -385,6 +405,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*tokens?\s*(?:/\s*(?:s|sec|秒)\b|per\s+second|每秒)", throughput),
     (lambda: rf"(?:吞吐|throughput)\s*(?:量)?\s*(?:为|是|of|约|大概)?\s*{NM}\s*(?:tokens?)?\s*(?:/\s*(?:s|秒)|per\s+second)?", throughput),
     (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),
+    # instance families and types of the catalog ("gn7i", "ecs.gn8is-2x.8xlarge"): read as the GPU they carry
+    (lambda: _family_pattern(), _family_named),
     # GPU counts with a model: "两张A10", "8x A100", "8卡A100", "A100 x 8", "two A10s"
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?", gpu_count_named),
     (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{{1,12}})\b", gpu_count_named),
@@ -463,6 +485,11 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
     (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts)\b", int_field("num_samples")),
     (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
+    # iterations / steps ("160k iterations", "训练16万次迭代", "迭代 8 万次", "max_iters=160000"): epochs once the batch and
+    # the dataset are known (parser._iterations)
+    (lambda: rf"{NM}\s*(?:次|个)?\s*(?:迭代|iterations?\b|iters?\b|(?:training\s+|optimi[sz]er\s+)?steps?\b|步(?!骤))", iterations),
+    (lambda: rf"(?:迭代|iterations?|\biters?|max[_\s-]*iters?|max[_\s-]*steps|total[_\s-]*steps|训练步数|总步数|步数)\s*(?:数|次数)?\s*"
+             rf"(?:为|是|=|:|of|约|大概)?\s*{NM}\s*(?:次|步)?", iterations),
     # epochs, classes, LoRA rank, workers, PyTorch, months
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),
     (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12}(?:\.\d{1,6})?)", float_field("epochs")),

@@ -69,6 +69,7 @@ def _tidy(s: Scanner) -> None:
                 continue
             else:
                 s.set(field, int(row[field]), matched, claim=False)
+    _iterations(s)
     global_batch = f.pop("_global_batch", None)
     if global_batch and "batch_size_per_gpu" not in f:
         per_gpu = max(1, global_batch // int(f.get("num_gpus") or 1))
@@ -79,6 +80,46 @@ def _tidy(s: Scanner) -> None:
         said = next((u.matched for u in s.understood if u.field == "backbone"), str(f["backbone"]))
         s.set("model", f.pop("backbone"), said, claim=False)
         s.understood[:] = [u for u in s.understood if u.field != "backbone"]
+
+
+def _iterations(s: Scanner) -> None:
+    """"160k iterations" / "训练16万次迭代": epochs = iterations x samples per iteration / training samples (the time is
+    computed from samples x epochs, costing/timing.py). The samples per iteration are the global batch, or the batch
+    per GPU times the GPUs stated; with no GPU count the batch stated is taken as one iteration's, said back. What is
+    missing to convert is said back; the count is never dropped."""
+    f = s.fields
+    found = f.pop("_iters", None)
+    if not found:
+        return
+    iters, said = found
+    if "epochs" in f:
+        s.note_unused(said, f"iterations: the stated epochs ({f['epochs']:g}) are used", f"迭代次数：按问题中给出的轮数（{f['epochs']:g}）计")
+        return
+    per_gpu, gpus, total = f.get("batch_size_per_gpu"), f.get("num_gpus"), f.get("_global_batch")
+    if total:
+        batch, how_en, how_zh = int(total), f"global batch {total}", f"全局 batch {total}"
+    elif per_gpu and gpus:
+        batch = int(per_gpu) * int(gpus)
+        how_en, how_zh = f"batch {per_gpu} per GPU x {gpus} GPUs", f"每卡 batch {per_gpu} × {gpus} 卡"
+    elif per_gpu:
+        batch = int(per_gpu)
+        how_en = f"batch {per_gpu}, taken as one iteration's (no GPU count is stated: with a per-GPU batch on N GPUs, multiply the epochs by N)"
+        how_zh = f"batch {per_gpu}，按每次迭代的总 batch 计（未给出卡数：若是 N 张卡、每卡 {per_gpu}，轮数再乘以 N）"
+    else:
+        batch = None
+    samples = f.get("num_samples")
+    if batch is None or not samples:
+        need_en = " and ".join(w for w, ok in (("the batch per iteration", batch), ("the number of training samples", samples)) if not ok)
+        need_zh = "与".join(w for w, ok in (("每次迭代的 batch", batch), ("训练样本数", samples)) if not ok)
+        s.note_unused(said, f"iterations: {need_en} are needed to turn them into epochs (iterations x batch / samples = "
+                      "epochs); the time is given for one epoch until then", f"迭代次数：还需要{need_zh}才能换算为轮数（迭代次数 × "
+                      "batch ÷ 样本数 = 轮数）；在此之前时间按一轮计")
+        return
+    epochs = iters * batch / int(samples)
+    s.set("epochs", round(epochs, 3), said, claim=False)
+    s.hints.append(Hint("iterations", said, Text(
+        en=f"{iters:,} iterations x {batch} samples each ({how_en}) / {int(samples):,} training samples = {epochs:,.3g} epochs.",
+        zh=f"{iters:,} 次迭代 × 每次 {batch} 个样本（{how_zh}）÷ {int(samples):,} 个训练样本 = {epochs:,.3g} 轮。")))
 
 
 def _replace(s: Scanner, field: str, value: Any) -> None:
@@ -181,9 +222,11 @@ def _compared_gpus(s: Scanner) -> None:
         return
     from gpu_advisor.ask.numeric import _catalog_gpu
 
+    from gpu_advisor.ask.families import mentioned_gpu
+
     kept = []
     for u in s.unused:
-        gpu = u.matched.strip().upper().replace(" ", "")
+        gpu = mentioned_gpu(u.matched) or u.matched.strip().upper().replace(" ", "")   # "gn8is": its GPU, L20
         if u.why.en.startswith("gpu_preference was already read") and gpu != str(first).upper() and _catalog_gpu(gpu):
             s.hints.append(Hint("gpu_compare", gpu, Text(en=f"Compared with {first}: {gpu}.", zh=f"与 {first} 对比：{gpu}。")))
         else:
