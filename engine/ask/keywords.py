@@ -419,7 +419,33 @@ def extract_generic_name(s: Scanner, lex: Lexicon) -> None:
         return
 
 
+LOCAL_HARDWARE = re.compile(r"\bmac\s*(?:book|mini|studio)?(?:\s*(?:pro|air))?\b(?:\s*m[1-4](?:\s*(?:pro|max|ultra))?\b)?|"
+                            r"\bapple\s*(?:silicon|m[1-4])\b|\bm[1-4]\s*(?:pro|max|ultra)\b|苹果电脑|苹果\s*m[1-4]|"
+                            r"(?:我的|自己的|本地|家里的?)\s*(?:笔记本|电脑|台式机|主机)|\b(?:my|a|on (?:my|a))\s+(?:laptop|desktop|home pc|gaming pc)\b|"
+                            r"\blaptop\b|笔记本电脑", re.IGNORECASE | re.ASCII)
+CPU_ONLY = re.compile(r"\bcpu[\s-]*only\b|\bonly (?:on |use )?(?:the )?cpus?\b|\bwithout (?:a )?gpus?\b|\bno gpus?\b|"
+                      r"(?:只用|仅用|纯|只有)\s*cpu|没有\s*(?:gpu|显卡)|不用\s*(?:gpu|显卡)", re.IGNORECASE | re.ASCII)
+
+
+def _hardware_not_sized(s: Scanner) -> None:
+    """A Mac / laptop, or CPU only, for a job gpu-advisor plans on Alibaba Cloud GPUs: said back as not checked,
+    never dropped (a GPU plan is no answer about an M2)."""
+    if m := s.first(LOCAL_HARDWARE):
+        s.claim(m)
+        s.note_unused(m.group(0), "local hardware: gpu-advisor sizes Alibaba Cloud GPU instances and does not check a Mac "
+                      "or a PC; the memory estimate below is for a CUDA GPU (on Apple silicon the weights and KV cache must "
+                      "fit in the unified memory that macOS lets the GPU use)",
+                      "本地硬件：gpu-advisor 只估算阿里云 GPU 实例，不核对 Mac 或个人电脑；下面的显存估算针对 CUDA GPU（在 Apple "
+                      "芯片上，权重与 KV cache 须放进 macOS 允许 GPU 使用的统一内存）")
+    if s.fields.get("task") != "preprocessing" and (m := s.first(CPU_ONLY)):
+        s.claim(m)
+        s.note_unused(m.group(0), "CPU only: gpu-advisor sizes this job on GPUs (it sizes CPU instances only for data "
+                      "preprocessing); the answer below is the GPU plan, not a CPU one",
+                      "仅 CPU：gpu-advisor 按 GPU 估算此作业（只有数据预处理才按 CPU 实例估算）；下面是 GPU 方案，不是 CPU 方案")
+
+
 def finish_task(s: Scanner, implied: str | None) -> None:
     lex = load_lexicon()
     extract_generic_name(s, lex)
     extract_task(s, lex, implied)
+    _hardware_not_sized(s)

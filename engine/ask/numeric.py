@@ -116,6 +116,8 @@ def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
             mem = re.search(r"\d{1,6}\s*(?:gb|g)\b", m.group(0)[m.end("gpu") - m.start():], re.IGNORECASE)
             gpu = m.group("gpu").upper().replace(" ", "")
             _prefer(s, m, f"{gpu} {mem.group(0).upper().replace(' ', '')}" if mem else gpu, claim=False)
+        if kind == "gpu_memory" and m.groupdict().get("one"):
+            s.set("num_gpus", 1, m, claim=False)   # "a single 24GB card": one GPU of that memory
         s.hint(kind, m, f"'{m.group(0).strip()}' read as {what_en}: the advisor sizes it itself and will compare.",
                f"“{m.group(0).strip()}”理解为{what_zh}：顾问会自行估算并与之比较。")
     return handler
@@ -265,11 +267,49 @@ def resolution_square(s: Scanner, m: re.Match[str]) -> None:
         s.set("input_size", [side, side], m)
 
 
+def _other_size(s: Scanner, m: re.Match[str], billions: float) -> bool:
+    """A size beside a model the knowledge base knows ("Qwen2.5 7B or 14B"): not the named model's parameter count, so
+    never a field that would size the named model at another size; said back (True) unless it is the model's own."""
+    resolved = s.resolved.get("model")
+    if not resolved or resolved[0] != "transformers":
+        return False
+    from gpu_advisor.kb.models import knowledge
+
+    own = float(knowledge().transformers[resolved[1]].params_billion or 0)
+    s.claim(m)
+    if own and abs(billions - own) <= 0.15 * own:
+        s.note_unused(m.group(0), f"the size of the named model ({own:g} B parameters)", f"所述模型的参数量（{own:g}B）")
+    else:
+        s.note_unused(m.group(0), f"another size beside the named model {s.fields.get('model')}: only the named model is "
+                      "sized; ask again for the other size", f"所述模型 {s.fields.get('model')} 之外的另一个参数量：只按所述模型估算；"
+                      "另一个请再问一次")
+    return True
+
+
+def params_range(s: Scanner, m: re.Match[str]) -> None:
+    """"7B到14B的模型", "7-14B", "7B or 14B": sized at the larger (the one that has to fit), said back."""
+    a, b = _num(m), to_number(m.group("num2"))
+    if not a or not b or a == b:
+        return
+    if "model" in s.resolved:
+        s.claim(m)
+        s.note_unused(m.group(0), "sizes beside a named model: the named model is sized", "已指定模型：按该模型估算，不按这些参数量")
+        return
+    hi = max(a, b)
+    s.set("params_billion", round(hi, 4), m)
+    s.hint("params_range", m, f"'{m.group(0).strip()}': a range of sizes, sized at the larger, {hi:g}B (a plan for it holds "
+           f"the smaller too); ask again with {min(a, b):g}B for its own, smaller plan.",
+           f"“{m.group(0).strip()}”：参数量是一个范围，按较大的 {hi:g}B 估算（放得下它也就放得下较小的）；如需 {min(a, b):g}B 的单独方案，请再问一次。",
+           claim=False)
+
+
 def params(s: Scanner, m: re.Match[str]) -> None:
     value = _num(m)
     unit = (m.groupdict().get("unit") or "b").lower()
     if value:
         billions = value if unit in ("b", "billion", "bn") else value / 1e9
+        if _other_size(s, m, billions):
+            return
         s.set("params_billion", round(billions, 4), m)
 
 
@@ -412,6 +452,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{{1,12}})\b", gpu_count_named),
     # GPU memory and host RAM are notes, not fields
     (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
+    # "a 16GB GPU", "单张 24G 显卡", "one 24GB card": the memory of the card, never a dataset size
+    (lambda: r"(?P<one>\b(?:a single|single|one|a)\s+|单张|一张|单卡|1\s*张)?(?<![\w.])\d{1,3}\s*(?:gb|g)\b\s*(?:的)?\s*(?:gpus?\b|cards?\b|graphics cards?|显卡|卡|vram\b|of vram)", memory_note("gpu_memory")),
     (lambda: r"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g)\b", memory_note("gpu_memory")),
     (lambda: rf"{_gpus_pattern()}\s*-?\s*(?P<mem>\d{{2,3}})\s*(?:gb|g)\b", gpu_named_memory),
     (lambda: r"(?:内存|ram|system memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g|tb)\b|(?<![\w.])\d{1,6}\s*(?:gb|g|tb)\b\s*(?:的)?\s*(?:内存|ram)", memory_note("ram")),
@@ -449,6 +491,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?|的分辨率|分辨率|resolution)(?![a-z])", resolution_square),
     # parameters: "70亿参数", "350M parameters", "7B"
     (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),
+    (lambda: rf"(?:between\s+)?{N}\s*(?:b|billion)?\s*(?:到|至|~|-|–|to|or|and|和|或|或者|还是)\s*(?P<num2>\d{{1,4}}(?:\.\d{{1,3}})?)\s*(?:b|billion)\b(?!\s*tokens?)", params_range),
     (lambda: rf"{N}\s*(?P<unit>b|billion)\b(?!\s*tokens?)", params),
     # "a 350M GPT", "125M-parameter LLM": millions of parameters named by the model word that follows
     (lambda: rf"{N}\s*(?P<unit>m|million)\b\s*-?\s*(?:param(?:eter)?s?\s*)?(?:gpt|llm|language[\s-]+model|lm\b|"
@@ -465,7 +508,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"(?:日活|月活|\bdau\b|\bmau\b|daily active users|monthly active users)\s*(?:用户)?\s*(?:为|是|约|大概|有|of|:)?\s*{NM}\s*(?:人|个用户|用户|users)?", active_users),
     (lambda: rf"{NM}\s*(?:人|个用户|用户)?\s*(?:日活|\bdau\b|daily active users)", active_users),
     (lambda: rf"(?:\bfor|\bwith|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
-    (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|用户同时)", concurrent_users),
+    (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|人同时(?:使用|用|访问|提问)|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # GPUs without a model name
     # "do I need a GPU?" asks whether one is needed at all: not a count of one
@@ -476,6 +519,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:(?:live|camera|video|rtsp|cctv|ip[\s-]*camera)\s+)?(?:video\s+)?(?:streams|cameras|feeds|channels)\b", video_streams),
     (lambda: rf"{N}\s*(?:fps|帧\s*/\s*秒|帧每秒|frames?\s*(?:per|/|a)\s*(?:second|s)\b)", frame_rate),
     (lambda: rf"每秒\s*{N}\s*帧", frame_rate),
+    (lambda: rf"(?:每路|每个摄像头|每路视频|每个通道|per (?:stream|camera|feed|channel))\s*(?:每秒)?\s*(?:at\s+)?{N}\s*(?:帧|fps\b|frames?)", frame_rate),
     # request rates ("每秒 200 张", "200 张/秒", "200 QPS", "200 images/s"): before the counts of images
     (lambda: rf"每秒(?:钟)?\s*{NM}\s*(?:张|个|次|条|路)?\s*(?:图片|图像|照片|请求|查询|调用)?", request_rate),
     (lambda: rf"{NM}\s*(?:张|个|次|条)?\s*(?:图片|图像|照片|请求|查询|调用)?\s*(?:/|每)\s*(?:秒|s\b|sec\b|second\b)", request_rate),

@@ -28,6 +28,7 @@ PATTERNS: tuple[tuple[str, bool], ...] = (
     (rf"(?:给|供|面向|服务于?)\s*{_TEAM_ZH}?\s*{_ABOUT}{_N}\s*(?:多)?\s*(?:个|名|位)?\s*{_PEOPLE_ZH}", True),
     (rf"{_TEAM_ZH}\s*{_ABOUT}{_N}\s*(?:多)?\s*(?:个|名|位)?\s*{_PEOPLE_ZH}", False),
     (rf"{_N}\s*(?:多)?\s*(?:个|名|位)?\s*(?:人|工程师|员工|成员)\s*(?:的)?\s*(?:团队|公司|部门|小组|实验室)", False),
+    (rf"{_N}\s*(?:多)?\s*(?:个|名|位)?\s*人\s*(?:在|会|要|来|一起|日常)?\s*(?:用|使用)", True),   # "50个人用"
     (rf"{_N}\s*(?:多)?\s*(?:个|名|位)\s*(?:工程师|员工|开发者|开发人员|程序员|同事|研发人员|研究员|成员|学生|老师|医生|律师|客服人员|坐席|用户)", False),
     (rf"\b(?:team|company|org(?:anization)?|department|group|lab|startup)\s+of\s+(?:about\s+|around\s+|~\s*)?{_N}"
      rf"(?:\s*{_PEOPLE_EN})?", False),

@@ -58,6 +58,10 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     no answer about a 4090."""
     line = _verdict(parsed, rec)
     off = _off_catalog_gpu(parsed) if line is not None else None
+    local = next((u for u in parsed.unused if u.why.en.startswith(("local hardware", "CPU only"))), None)
+    if line is not None and local is not None:   # "Mac M2 上能跑吗": a yes on an A10 is no answer about the Mac
+        return Text(en=f"'{local.matched}' cannot be checked: gpu-advisor sizes Alibaba Cloud GPU instances. On those: {line.en}",
+                    zh=f"无法核对“{local.matched}”：gpu-advisor 只估算阿里云 GPU 实例。按阿里云 GPU：{line.zh}")
     if line is None or off is None:
         return line
     return Text(en=f"{off} cannot be checked: it is not sold under that name in Alibaba Cloud's catalog. On the "
