@@ -167,8 +167,10 @@ def extract_region(s: Scanner, lex: Lexicon) -> None:
             s.hint("region", m, entry.extra["note_en"].format(m=said), entry.extra["note_zh"].format(m=said), claim=False)
 
 
-NEGATOR = re.compile(r"(?:\bnot|\bno|\bwithout|\binstead of|\brather than|\bnon|\bnever|\bdon'?t use|不是|不用|不要|无需|不需要|别用|别|非|不做|不走|不采用|不)"
-                     r"\s*(?:use|using|with|do|doing|用|使用|做|采用|走|会用)?\s*[-:：]?\s*$", re.IGNORECASE)
+NEGATOR = re.compile(r"(?:\bnot|\bno|\bwithout|\binstead of|\brather than|\bnon|\bnever|\bdon'?t use|\bdisabl(?:e|ed|ing)|"
+                     r"\bturn(?:ed|ing)? off|\bswitch(?:ed|ing)? off|不是|不用|不要|无需|不需要|别用|别|非|不做|不走|不采用|关闭|关掉|禁用|不)"
+                     r"\s*(?:use|using|with|do|doing|enable|enabling|用|使用|做|采用|走|会用|开|开启|启用|打开)?\s*[-:：]?\s*$",
+                     re.IGNORECASE)
 OFFLOAD = re.compile(r"(?:cpu|zero)[\s-]*offload\w*|\boffload(?:ing)?\b(?!\s*activations?)|卸载到\s*(?:cpu|内存)|offload\s*到\s*(?:cpu|内存)",
                      re.IGNORECASE)
 ACT_OFFLOAD = re.compile(r"activation[\s_-]*offload\w*|offload(?:ing)?\s*(?:the\s*)?activations?|激活\s*(?:值)?\s*卸载", re.IGNORECASE)
@@ -263,8 +265,9 @@ def extract_flags(s: Scanner, lex: Lexicon) -> None:
         s.set("cpu_offload", neg is None, m if neg is None else s.text[neg:m.end()], claim=False)
     if m := s.first(ACT_OFFLOAD):
         s.set("activation_offloading", True, m, claim=False)
-    if m := s.first(kw["checkpointing"]):
-        s.set("gradient_checkpointing", True, m, claim=False)
+    if m := s.first(kw["checkpointing"]):   # "without gradient checkpointing", "不开梯度检查点": off
+        neg = negated(s, m.start())
+        s.set("gradient_checkpointing", neg is None, m if neg is None else s.text[neg:m.end()], claim=False)
     if m := s.first(kw["heavy_aug"]):
         s.set("augmentation", "heavy", m, claim=False)
     elif m := s.first(kw["light_aug"]):

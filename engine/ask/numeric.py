@@ -276,13 +276,12 @@ def _other_size(s: Scanner, m: re.Match[str], billions: float) -> bool:
     from gpu_advisor.kb.models import knowledge
 
     own = float(knowledge().transformers[resolved[1]].params_billion or 0)
-    s.claim(m)
     if own and abs(billions - own) <= 0.15 * own:
-        s.note_unused(m.group(0), f"the size of the named model ({own:g} B parameters)", f"所述模型的参数量（{own:g}B）")
-    else:
-        s.note_unused(m.group(0), f"another size beside the named model {s.fields.get('model')}: only the named model is "
-                      "sized; ask again for the other size", f"所述模型 {s.fields.get('model')} 之外的另一个参数量：只按所述模型估算；"
-                      "另一个请再问一次")
+        return False          # the named model's own size, restated ("DeepSeek-V3 (671B MoE)")
+    s.claim(m)
+    s.note_unused(m.group(0), f"another size beside the named model {s.fields.get('model')}: only the named model is "
+                  "sized; ask again for the other size", f"所述模型 {s.fields.get('model')} 之外的另一个参数量：只按所述模型估算；"
+                  "另一个请再问一次")
     return True
 
 
@@ -450,6 +449,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # GPU counts with a model: "两张A10", "8x A100", "8卡A100", "A100 x 8", "two A10s"
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?", gpu_count_named),
     (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{{1,12}})\b", gpu_count_named),
+    # "3090 两张", "A10 4张卡", "L20 两块": the count after the GPU name
+    (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*{N}\s*(?:张|块)\s*(?:卡|显卡)?", gpu_count_named),
     # GPU memory and host RAM are notes, not fields
     (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
     # "a 16GB GPU", "单张 24G 显卡", "one 24GB card": the memory of the card, never a dataset size
