@@ -118,6 +118,12 @@ def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
             _prefer(s, m, f"{gpu} {mem.group(0).upper().replace(' ', '')}" if mem else gpu, claim=False)
         if kind == "gpu_memory" and m.groupdict().get("one"):
             s.set("num_gpus", 1, m, claim=False)   # "a single 24GB card": one GPU of that memory
+        if kind == "gpu_memory" and not m.groupdict().get("gpu") and "gpu_preference" not in s.fields:
+            # "a 16GB GPU", "24G显存": the card the user has or means, asked for by its memory (every catalog GPU of that
+            # size), so that a yes / no is about that card and not about a bigger one
+            mem = re.search(r"(\d{1,3})\s*(?:gb|g)\b", m.group(0), re.IGNORECASE | re.ASCII)
+            if mem and _catalog_gpu(f"{mem.group(1)}GB"):
+                s.set("gpu_preference", f"{mem.group(1)}GB", m, claim=False)
         s.hint(kind, m, f"'{m.group(0).strip()}' read as {what_en}: the advisor sizes it itself and will compare.",
                f"“{m.group(0).strip()}”理解为{what_zh}：顾问会自行估算并与之比较。")
     return handler
@@ -174,6 +180,17 @@ def training_tokens(s: Scanner, m: re.Match[str]) -> None:
     value = to_number(m.group("num"))
     if value:
         s.set("training_tokens_billion", value * TOKEN_MULT[m.group("mult").lower()] / 1e9, m)
+
+
+def per_day(s: Scanner, m: re.Match[str]) -> None:
+    value = _num(m)
+    if not value:
+        return
+    s.claim(m)
+    avg = value / 86400
+    s.note_unused(m.group(0), f"requests a day: {value:,.0f} / 86,400 s = {avg:.3g} a second on average; a service is sized "
+                  "for its peak (state the peak concurrency or requests per second, e.g. 'peak 20 concurrent')",
+                  f"每天的请求数：{value:,.0f} ÷ 86,400 秒 = 平均每秒 {avg:.3g} 个；服务按高峰估算（请给出高峰并发或每秒请求数，如“高峰并发 20”）")
 
 
 def request_rate(s: Scanner, m: re.Match[str]) -> None:
@@ -521,6 +538,10 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{N}\s*(?:fps|帧\s*/\s*秒|帧每秒|frames?\s*(?:per|/|a)\s*(?:second|s)\b)", frame_rate),
     (lambda: rf"每秒\s*{N}\s*帧", frame_rate),
     (lambda: rf"(?:每路|每个摄像头|每路视频|每个通道|per (?:stream|camera|feed|channel))\s*(?:每秒)?\s*(?:at\s+)?{N}\s*(?:帧|fps\b|frames?)", frame_rate),
+    # requests a day ("日均1万次调用", "每天大概5000次对话", "10k requests a day"): an average, not the peak the service is
+    # sized for; said back with the average rate
+    (lambda: rf"(?:每天|每日|日均|一天|平均每天|per day|a day|daily)\s*(?:大概|约|大约|有)?\s*{NM}\s*(?:多)?\s*(?:次|个|条|轮)?\s*(?:调用|请求|对话|问答|查询|提问|requests?|queries|calls|conversations|chats|questions)", per_day),
+    (lambda: rf"{NM}\s*(?:次|个|条)?\s*(?:调用|请求|对话|问答|查询|提问|requests?|queries|calls|conversations|chats|questions)\s*(?:每天|/\s*天|一天|per day|a day|/\s*day|daily)", per_day),
     # request rates ("每秒 200 张", "200 张/秒", "200 QPS", "200 images/s"): before the counts of images
     (lambda: rf"每秒(?:钟)?\s*{NM}\s*(?:张|个|次|条|路)?\s*(?:图片|图像|照片|请求|查询|调用)?", request_rate),
     (lambda: rf"{NM}\s*(?:张|个|次|条)?\s*(?:图片|图像|照片|请求|查询|调用)?\s*(?:/|每)\s*(?:秒|s\b|sec\b|second\b)", request_rate),
