@@ -320,8 +320,8 @@ def _serving_load(s: Scanner) -> str | None:
     for u in s.understood:
         if u.field in ("concurrent_users", "requests_per_second"):
             return u.matched
-    population = s.fields.get("_population")
-    return population[1] if population and population[2] else None
+    population = s.fields.get("_population")   # a head count matters only to a service: people use a served model
+    return population[1] if population else None
 
 
 def _earliest_task(s: Scanner, lex: Lexicon) -> tuple[str, re.Match[str]] | None:

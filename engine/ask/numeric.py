@@ -404,9 +404,22 @@ def multi_node(s: Scanner, m: re.Match[str]) -> None:
 def iterations(s: Scanner, m: re.Match[str]) -> None:
     """Optimizer steps: kept until the batch and the dataset are known (parser._iterations), never dropped."""
     value = _int(m)
+    before = s.text[max(0, m.start() - 24):m.start()]
+    if re.search(r"(?:warm[\s_-]*up|预热|every|each|每隔?|save|eval|log)\w*\s*(?:=|:|为|of)?\s*$", before, re.IGNORECASE):
+        s.claim(m)   # "warmup 100 steps", "每 500 步保存": a schedule's detail, not the length of training
+        s.note_unused(before.split(",")[-1].strip() + " " + m.group(0).strip() if before.strip() else m.group(0),
+                      "a step count of the schedule (warm-up, evaluation, saving), not the training length: it sizes nothing",
+                      "调度中的步数（预热、评估、保存），不是训练总步数：不影响估算")
+        return
     if value and value >= 1 and "_iters" not in s.fields:
         s.claim(m)
         s.fields["_iters"] = (value, m.group(0).strip())
+
+
+def hyper_parameter(s: Scanner, m: re.Match[str]) -> None:
+    s.claim(m)
+    s.note_unused(m.group(0), "an optimiser hyper-parameter: it changes neither the memory nor the GPUs the job needs",
+                  "优化器超参数：不影响作业所需的显存与 GPU")
 
 
 def global_batch(s: Scanner, m: re.Match[str]) -> None:
@@ -556,6 +569,10 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:次|个)?\s*(?:迭代|iterations?\b|iters?\b|(?:training\s+|optimi[sz]er\s+)?steps?\b|步(?!骤))", iterations),
     (lambda: rf"(?:迭代|iterations?|\biters?|max[_\s-]*iters?|max[_\s-]*steps|total[_\s-]*steps|训练步数|总步数|步数)\s*(?:数|次数)?\s*"
              rf"(?:为|是|=|:|of|约|大概)?\s*{NM}\s*(?:次|步)?", iterations),
+    # optimiser hyper-parameters ("学习率1e-4", "lr=2e-5", "weight decay 0.1", "warmup 3%"): said back, they size nothing
+    (lambda: r"(?:学习率|learning[\s_-]*rate|\blr|权重衰减|weight[\s_-]*decay|\bwd|warm[\s_-]*up(?:[\s_-]*(?:ratio|steps))?|预热(?:步数|比例)?|dropout|"
+             r"梯度裁剪|grad(?:ient)?[\s_-]*clip(?:ping)?|max[\s_-]*grad[\s_-]*norm|lora[\s_-]*alpha|\balpha)\s*(?:=|:|为|是|of|设为)?\s*"
+             r"\d{1,6}(?:\.\d{1,8})?(?:\s*[eE]\s*-?\s*\d{1,3})?\s*%?", hyper_parameter),
     # epochs, classes, LoRA rank, workers, PyTorch, months
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),
     (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12}(?:\.\d{1,6})?)", float_field("epochs")),

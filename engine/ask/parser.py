@@ -111,7 +111,7 @@ def _iterations(s: Scanner) -> None:
     if batch is None or not samples:
         need_en = " and ".join(w for w, ok in (("the batch per iteration", batch), ("the number of training samples", samples)) if not ok)
         need_zh = "与".join(w for w, ok in (("每次迭代的 batch", batch), ("训练样本数", samples)) if not ok)
-        s.note_unused(said, f"iterations: {need_en} are needed to turn them into epochs (iterations x batch / samples = "
+        s.note_unused(said, f"iterations: {need_en} {'are' if ' and ' in need_en else 'is'} needed to turn them into epochs (iterations x batch / samples = "
                       "epochs); the time is given for one epoch until then", f"迭代次数：还需要{need_zh}才能换算为轮数（迭代次数 × "
                       "batch ÷ 样本数 = 轮数）；在此之前时间按一轮计")
         return

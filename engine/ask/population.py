@@ -19,38 +19,38 @@ from gpu_advisor.util.i18n import Text
 
 _N = rf"(?<![\w.])(?P<num>{NUM})\s*(?P<mult>万|千|k)?"
 _ABOUT = r"(?:有|共|一共|总共|约|大概|大约|差不多)?\s*"
-_TEAM_ZH = r"(?:团队|公司|部门|小组|组里|全公司|全员|实验室|课题组|我们)"
-_PEOPLE_ZH = r"(?:工程师|员工|开发者|开发人员|程序员|同事|研发人员|研发|研究员|成员|学生|老师|医生|律师|客服人员|坐席|用户|人)"
+_TEAM_ZH = (r"(?:(?:(?:我们|咱们|我司|本)\s*(?:的)?\s*)?(?:团队|公司|部门|小组|组里|组|全公司|全员|实验室|课题组|工作室|学校|全校|"
+            r"医院|研发部|技术部)|我们|咱们|我司)")
+_PEOPLE_ZH = (r"(?:工程师|员工|开发者|开发人员|开发|程序员|同事|研发人员|研发|研究员|成员|学生|老师|医生|律师|客服人员|客服|坐席|"
+              r"销售|运营|用户|人)")
 _PEOPLE_EN = (r"(?:engineers|developers|devs|employees|staff|programmers|coders|researchers|analysts|agents|students|"
               r"team members|colleagues|members|people|users)")
-# (pattern, serving cue): a cue ("给 / 供 / for ... 用") says the count is the people a served model is for
-PATTERNS: tuple[tuple[str, bool], ...] = (
-    (rf"(?:给|供|面向|服务于?)\s*{_TEAM_ZH}?\s*{_ABOUT}{_N}\s*(?:多)?\s*(?:个|名|位)?\s*{_PEOPLE_ZH}", True),
-    (rf"{_TEAM_ZH}\s*{_ABOUT}{_N}\s*(?:多)?\s*(?:个|名|位)?\s*{_PEOPLE_ZH}", False),
-    (rf"{_N}\s*(?:多)?\s*(?:个|名|位)?\s*(?:人|工程师|员工|成员)\s*(?:的)?\s*(?:团队|公司|部门|小组|实验室)", False),
-    (rf"{_N}\s*(?:多)?\s*(?:个|名|位)?\s*人\s*(?:在|会|要|来|一起|日常)?\s*(?:用|使用)", True),   # "50个人用"
-    (rf"{_N}\s*(?:多)?\s*(?:个|名|位)\s*(?:工程师|员工|开发者|开发人员|程序员|同事|研发人员|研究员|成员|学生|老师|医生|律师|客服人员|坐席|用户)", False),
+# the shapes of a head count (each one is also a serving cue when nothing says training: keywords._serving_load)
+PATTERNS: tuple[str, ...] = (
+    rf"(?:给|供|面向|服务于?)\s*{_TEAM_ZH}?\s*{_ABOUT}{_N}\s*(?:多)?\s*(?:个|名|位)?\s*{_PEOPLE_ZH}",
+    rf"{_TEAM_ZH}\s*{_ABOUT}{_N}\s*(?:多)?\s*(?:个|名|位)?\s*{_PEOPLE_ZH}",
+    rf"{_N}\s*(?:多)?\s*(?:个|名|位)?\s*(?:人|工程师|员工|成员)\s*(?:的)?\s*(?:团队|公司|部门|小组|实验室)",
+    rf"{_N}\s*(?:多)?\s*(?:个|名|位)?\s*人\s*(?:在|会|要|来|一起|日常)?\s*(?:用|使用)",   # "50个人用"
+    (rf"{_N}\s*(?:多)?\s*(?:个|名|位)\s*(?:工程师|员工|开发者|开发人员|开发|程序员|同事|研发人员|研究员|成员|学生|老师|医生|律师|"
+     r"客服人员|客服|坐席|销售|运营|用户)"),
+    # "50 people will use it", "200 users are going to use": a count of people only with the verb of use after it
+    rf"(?<![\w.]){_N}\s+(?:people|persons|users)(?=\s*(?:will|would|are going to|need to|want to)?\s*(?:use|using)\b)",
     (rf"\b(?:team|company|org(?:anization)?|department|group|lab|startup)\s+of\s+(?:about\s+|around\s+|~\s*)?{_N}"
-     rf"(?:\s*{_PEOPLE_EN})?", False),
-    (rf"{_N}\s*-?\s*(?:person|people|member|engineer|developer|strong)\s+(?:team|company|org|startup|department|group|lab)\b",
-     False),
+     rf"(?:\s*{_PEOPLE_EN})?"),
+    rf"{_N}\s*-?\s*(?:person|people|member|engineer|developer|strong)\s+(?:team|company|org|startup|department|group|lab)\b",
     (rf"\b(?:for|to serve|used by|serving)\s+(?:our\s+|the\s+|about\s+|around\s+|~\s*)?{_N}\s+(?:internal\s+)?"
      r"(?:engineers|developers|devs|employees|staff|programmers|coders|researchers|analysts|agents|students|team members|"
-     r"colleagues)\b", True),
+     r"colleagues)\b"),
     (rf"(?<![\w.]){_N}\s+(?:internal\s+)?(?:engineers|developers|devs|employees|staff|programmers|researchers|analysts|"
-     r"students|team members|colleagues)\b", False),
-    (rf"{_N}\s+(?:registered|total|named|monthly|internal)\s+users\b", True),
-    (rf"\buser\s*base\s+of\s+(?:about\s+|around\s+|~\s*)?{_N}", True),
+     r"students|team members|colleagues)\b"),
+    rf"{_N}\s+(?:registered|total|named|monthly|internal)\s+users\b",
+    rf"\buser\s*base\s+of\s+(?:about\s+|around\s+|~\s*)?{_N}",
 )
 
 
-USE_AFTER = re.compile(r"\s*(?:的)?\s*(?:要|想|会|都|在|来|日常|will|would|wants?\s+to|are\s+going\s+to|need\s+to)?\s*"
-                       r"(?:用|使用|use\b|using\b)", re.IGNORECASE)
-
-
 @lru_cache(maxsize=1)
-def _compiled() -> tuple[tuple[re.Pattern[str], bool], ...]:
-    return tuple((re.compile(p, FLAGS), cue) for p, cue in PATTERNS)
+def _compiled() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, FLAGS) for p in PATTERNS)
 
 
 @lru_cache(maxsize=1)
@@ -69,9 +69,9 @@ def _count(m: re.Match[str]) -> int | None:
 
 
 def find_population(s: Scanner) -> None:
-    """The first population the question states: kept as _population (count, words, serving cue) until the task is
+    """The first population the question states: kept as _population (count, words) until the task is
     known (resolve_population). Runs after the concurrency extractors, so "支持200人同时在线" stays a concurrency."""
-    for pattern, cue in _compiled():
+    for pattern in _compiled():
         for m in s.matches(pattern):
             count = _count(m)
             if count is None:
@@ -81,9 +81,7 @@ def find_population(s: Scanner) -> None:
                 s.note_unused(m.group(0), "a second team / user count; only the first is used",
                               "第二个团队 / 用户人数；只按第一个")
                 continue
-            users = re.search(r"用户|users?\b", m.group(0), re.IGNORECASE) is not None
-            uses = USE_AFTER.match(s.text, m.end()) is not None   # "30人团队用", "团队30人要用 Qwen": the people who use it
-            s.fields["_population"] = (count, m.group(0).strip(), cue or users or uses)
+            s.fields["_population"] = (count, m.group(0).strip())
 
 
 def resolve_population(s: Scanner) -> list[Assumed]:
@@ -91,7 +89,7 @@ def resolve_population(s: Scanner) -> list[Assumed]:
     found = s.fields.pop("_population", None)
     if not found:
         return []
-    count, said, _ = found
+    count, said = found
     if s.fields.get("task") != "inference":
         s.note_unused(said, "a team / user count: it does not size a training job (the GPUs are sized by the model, the "
                       "data and the deadline)", "团队 / 用户人数：不影响训练作业的配置（训练按模型、数据和期限估算）")
