@@ -5,30 +5,51 @@ that "gn7i or gn8is" compares the job on an A10 and on an L20 (gpu_advisor.ask.c
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.ask.parsed import Scanner
 
 
-@lru_cache(maxsize=1)
 def _catalog() -> Any:
     from gpu_advisor.kb.catalog_loader import load_catalog
 
-    return load_catalog()
+    return load_catalog()    # cached per override path by the loader
 
 
-@lru_cache(maxsize=1)
+_CACHE: dict[Any, Any] = {}
+_CACHE_OF: list[object] = [None]   # the catalog the cached answers are about (an override reloads it)
+
+
+def _cached(key: Any, make: Any) -> Any:
+    catalog = _catalog()
+    if _CACHE_OF[0] is not catalog:
+        _CACHE.clear()
+        _CACHE_OF[0] = catalog
+    if key not in _CACHE:
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
 def family_pattern() -> re.Pattern[str]:
+    return _cached("pattern", _family_pattern)
+
+
+def _family_pattern() -> re.Pattern[str]:
     """A family name from the catalog, longest first, optionally with the ecs. prefix and a type's size suffix
     ("ecs.gn7i-c8g1.2xlarge"); never inside another word."""
     names = sorted(_catalog().families, key=len, reverse=True)
     alternatives = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?<![\w.-])(?:ecs\.)?(?P<family>{alternatives})(?P<size>-c\d+g\d+(?:\.\d*x?large)?|\.\d*x?large)?"
-                      r"(?![\w-])", re.IGNORECASE | re.ASCII)
+    # the letters every name starts with, first: a position that cannot start a family fails at once (linear)
+    heads = "|".join(sorted({m.group(0) for n in names if (m := re.match(r"[a-z]+", n))}, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.-])(?=(?:ecs\.)?(?:{heads}))(?:ecs\.)?(?P<family>{alternatives})"
+                      r"(?P<size>-c\d+g\d+(?:\.\d*x?large)?|\.\d*x?large)?(?![\w-])", re.IGNORECASE | re.ASCII)
 
 
 def family_gpu(family: str) -> tuple[str, str] | None:
+    return _cached(("gpu", family.lower()), lambda: _family_gpu(family))
+
+
+def _family_gpu(family: str) -> tuple[str, str] | None:
     """(the gpu_preference that names the family's GPU, how to say it) or None when the family has no GPU the
     planner can be asked for ("gn8is" -> ("L20", "NVIDIA L20 48 GB"); an unnamed GPU by its memory: "96GB")."""
     cat = _catalog()

@@ -70,15 +70,26 @@ def _gpus_pattern() -> str:
 
 # --- handlers ------------------------------------------------------------------------------------------
 
+_GPU_OK: dict[str, bool] = {}
+_GPU_OK_OF: list[object] = [None]     # the catalog the answers above are about (an override reloads it)
+
+
 def _catalog_gpu(gpu: str) -> bool:
+    """Whether the catalog resolves this GPU name; remembered per catalog (a question may name a GPU many times)."""
     from gpu_advisor.kb.catalog_loader import load_catalog
     from gpu_advisor.errors import WorkloadError
     from gpu_advisor.plan.preference import resolve_gpu_preference
 
-    try:
-        return bool(resolve_gpu_preference(load_catalog(), gpu))
-    except WorkloadError:
-        return False
+    catalog = load_catalog()
+    if _GPU_OK_OF[0] is not catalog:
+        _GPU_OK.clear()
+        _GPU_OK_OF[0] = catalog
+    if gpu not in _GPU_OK:
+        try:
+            _GPU_OK[gpu] = bool(resolve_gpu_preference(catalog, gpu))
+        except WorkloadError:
+            _GPU_OK[gpu] = False
+    return _GPU_OK[gpu]
 
 
 def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:

@@ -12,12 +12,13 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
-from gpu_advisor.ask.lexicon import FLAGS, NUM
+from gpu_advisor.ask.lexicon import CN_NUMERALS, FLAGS, NUM
 from gpu_advisor.ask.parsed import Assumed, Scanner
 from gpu_advisor.util import yamlio
 from gpu_advisor.util.i18n import Text
 
-_N = rf"(?<![\w.])(?P<num>{NUM})\s*(?P<mult>万|千|k)?"
+# a number that does not continue a word or a run of numerals (numeric.N: linear on "一" x 4000)
+_N = rf"(?<![\w.{CN_NUMERALS}])(?P<num>{NUM})(?![\d{CN_NUMERALS}])\s*(?P<mult>万|千|k)?"
 _ABOUT = r"(?:有|共|一共|总共|约|大概|大约|差不多)?\s*"
 _TEAM_ZH = (r"(?:(?:(?:我们|咱们|我司|本)\s*(?:的)?\s*)?(?:团队|公司|部门|小组|组里|组|全公司|全员|实验室|课题组|工作室|学校|全校|"
             r"医院|研发部|技术部)|我们|咱们|我司)")

@@ -84,6 +84,7 @@ def _known_words() -> re.Pattern[str]:
                       re.IGNORECASE | re.ASCII)
 
 
+@lru_cache(maxsize=4096)
 def _closest(word: str) -> str | None:
     limit = _allowed(word)
     if not limit:
@@ -115,10 +116,8 @@ def read_typos(s: Scanner) -> None:
         if n >= MAX_WORDS:
             break
         word = m.group(0)
-        if known.fullmatch(word) or known.match(word):
-            continue
-        verb = _closest(word)
-        if verb is not None:
+        verb = _closest(word)      # cached and cheap; the lexicon's patterns only for a near miss
+        if verb is not None and not (known.fullmatch(word) or known.match(word)):
             fixes.append((m.start(), m.end(), word, verb))
     taken = bytearray(len(s.text))
     for verb, pattern in _zh_patterns():
