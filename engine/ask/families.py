@@ -5,7 +5,7 @@ that "gn7i or gn8is" compares the job on an A10 and on an L20 (gpu_advisor.ask.c
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from gpu_advisor.ask.parsed import Scanner
 
@@ -81,11 +81,10 @@ def mentioned_gpu(words: str) -> str | None:
     return hit[0] if hit else None
 
 
-def family_named(s: Scanner, m: re.Match[str]) -> None:
+def family_named(s: Scanner, m: re.Match[str], prefer: Callable[[Scanner, re.Match[str], str, bool], None]) -> None:
     """A family or type named: its GPU becomes the preference (the first) or a GPU compared with it (the others,
-    parser._compared_gpus), with a hint that says which GPU the family carries (numeric.EXTRACTORS)."""
-    from gpu_advisor.ask.numeric import _prefer
-
+    parser._compared_gpus), with a hint that says which GPU the family carries (numeric.EXTRACTORS, which passes its
+    GPU-preference handler as ``prefer``)."""
     family = m.group("family").lower()
     hit = family_gpu(family)
     fam = _catalog().families[family]
@@ -110,7 +109,7 @@ def family_named(s: Scanner, m: re.Match[str]) -> None:
                       "the plan chooses for the job", f"与 {first} 的 GPU 相同（{display}）：两者的差别在 vCPU、内存与网络，"
                       "由方案按作业选择")
         return
-    _prefer(s, m, pref, claim=True)
+    prefer(s, m, pref, True)
 
 
 __all__ = ["family_named", "family_gpu", "family_pattern", "mentioned_gpu"]

@@ -61,7 +61,7 @@ def _family_pattern() -> str:
 def _family_named(s: Scanner, m: re.Match[str]) -> None:
     from gpu_advisor.ask.families import family_named
 
-    family_named(s, m)
+    family_named(s, m, _prefer)
 
 
 def _gpus_pattern() -> str:
