@@ -287,6 +287,7 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     sized_lm = "params_billion" in s.fields and "training_tokens_billion" in s.fields  # "a 350M model on 30B tokens"
     if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm):
         task = "llm"
+    _negated_verbs(s, kw)
     pretrain, finetune = s.first(kw["pretrain"]), s.first(kw["finetune"])
     if task == "llm":
         task = "llm_pretrain" if pretrain else "llm_finetune"
@@ -308,6 +309,26 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     _stage(s, lex, pretrain, finetune)
 
 
+STAGE_VERBS = ("pretrain", "finetune", "training", "inference")
+NOT_WANT = re.compile(r"(?:don'?t|do not|doesn'?t|won'?t|not|no)\s+(?:want|need|plan|going)\s+to\s+$|(?:不想|不打算|不需要|不必|无需)\s*$",
+                      re.IGNORECASE)
+
+
+def _negated_verbs(s: Scanner, kw: dict[str, re.Pattern[str]]) -> None:
+    """"不做微调，直接推理", "I don't want to fine-tune, just serve", "not training, only inference": a negated task verb
+    is claimed (so it cannot decide the task) and said back."""
+    for name in STAGE_VERBS:
+        for m in list(s.matches(kw[name])):
+            neg = negated(s, m.start())
+            lo = max(0, m.start() - 24)
+            wish = NOT_WANT.search(s.text, lo, m.start())
+            if neg is None and wish is None:
+                continue
+            start = neg if neg is not None else wish.start()
+            s.claim(m)
+            s.note_unused(s.text[start:m.end()].strip() or m.group(0), f"negated: not {name}", f"否定：不是{ {'pretrain': '预训练', 'finetune': '微调', 'training': '训练', 'inference': '推理 / 部署'}[name]}")
+
+
 # fields only a training job has: with one of them a serving word ("run", "跑") does not make the job serving
 TRAINING_FIELDS = frozenset({"finetune_method", "lora_rank", "epochs", "training_tokens_billion", "num_samples",
                              "optimizer", "gradient_checkpointing", "deadline_hours", "dataset_size_gb", "_dataset",
@@ -316,9 +337,11 @@ TRAINING_FIELDS = frozenset({"finetune_method", "lora_rank", "epochs", "training
 
 def _serving_load(s: Scanner) -> str | None:
     """The words of a serving load the question states (concurrent users, a request rate, the people a model is for:
-    "给公司200名员工用"): a serving job."""
+    "给公司200名员工用", a weight quantization without a training word): a serving job."""
     for u in s.understood:
         if u.field in ("concurrent_users", "requests_per_second"):
+            return u.matched
+        if u.field == "quantization" and u.value != "nf4":   # "不量化", "int8": a choice of weights to serve
             return u.matched
     population = s.fields.get("_population")   # a head count matters only to a service: people use a served model
     return population[1] if population else None

@@ -98,6 +98,16 @@ def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:
         s.hint("gpu_preference", m, f"You mentioned {gpu}: the advisor checks whether it holds the job and uses it if so.",
                f"您提到了 {gpu}：顾问会核对它能否放下此作业，能放下就按它推荐。", claim=False)
     else:
+        mem = re.search(r"(\d{2,3})\s*GB?\b", gpu, re.IGNORECASE | re.ASCII)
+        if mem and "gpu_preference" not in s.fields and _catalog_gpu(f"{mem.group(1)}GB"):
+            # "4090 24G": the card the user has is not sold here; its memory is, so the fit is checked on a card of the
+            # same memory, and the answer says it is not that card (verdict._off_catalog_gpu)
+            s.set("gpu_preference", f"{mem.group(1)}GB", m, claim=False)
+            s.hint("gpu_preference", m, f"You mentioned {gpu}: Alibaba's catalog names no such GPU; the fit is checked on "
+                   f"its {mem.group(1)} GB cards (the same memory; speed and price differ).",
+                   f"您提到了 {gpu}：阿里云目录中没有这一型号；按目录中 {mem.group(1)} GB 显存的卡核对能否放下（显存相同；速度与价格不同）。",
+                   claim=claim)
+            return
         s.hint("gpu_preference", m, f"You mentioned {gpu}: Alibaba's catalog names no such GPU, so it is only a note.",
                f"您提到了 {gpu}：阿里云目录中没有这一型号，仅作记录。", claim=claim)
 

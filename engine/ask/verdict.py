@@ -42,8 +42,9 @@ def _asks_oom(parsed: ParsedQuestion) -> bool:
 
 def _off_catalog_gpu(parsed: ParsedQuestion) -> str | None:
     """A GPU the question names that the catalog does not sell by that name ("单张 4090 够吗", "one H20"), or None."""
-    if "gpu_preference" in parsed.workload_fields:
-        return None
+    preference = parsed.workload_fields.get("gpu_preference")
+    if preference is not None and not re.fullmatch(r"\d+GB", str(preference)):
+        return None   # a catalog GPU; a memory size alone may stand for a card the catalog lacks ("4090 24G")
     from gpu_advisor.ask.lexicon import load_lexicon
 
     for hint in parsed.hints:
