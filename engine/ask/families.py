@@ -42,7 +42,7 @@ def _family_pattern() -> re.Pattern[str]:
     # the letters every name starts with, first: a position that cannot start a family fails at once (linear)
     heads = "|".join(sorted({m.group(0) for n in names if (m := re.match(r"[a-z]+", n))}, key=len, reverse=True))
     return re.compile(rf"(?<![\w.-])(?=(?:ecs\.)?(?:{heads}))(?:ecs\.)?(?P<family>{alternatives})"
-                      r"(?P<size>-c\d+g\d+(?:\.\d*x?large)?|\.\d*x?large)?(?![\w-])", re.IGNORECASE | re.ASCII)
+                      r"(?P<size>(?:-c\d+g\d+|-\d+x)?\.\d*x?large|-c\d+g\d+)?(?![\w-])", re.IGNORECASE | re.ASCII)
 
 
 def family_gpu(family: str) -> tuple[str, str] | None:
@@ -100,8 +100,17 @@ def family_named(s: Scanner, m: re.Match[str], prefer: Callable[[Scanner, re.Mat
     vgpu_en = " (a vGPU family: gpu-advisor plans whole GPUs)" if fam.vgpu else ""
     vgpu_zh = "（vGPU 规格族：gpu-advisor 按整卡规划）" if fam.vgpu else ""
     said = m.group(0)
-    s.hint("instance_family", m, f"'{said}' is Alibaba Cloud's {family} family, with {display}: read as that GPU{vgpu_en}.",
-           f"“{said}”是阿里云 {family} 规格族，配 {display}：按该 GPU 理解{vgpu_zh}。", claim=False)
+    itype = _catalog().instance_types.get(f"ecs.{family}{m.group('size').lower()}") if m.group("size") else None
+    count = itype.gpu_count if itype is not None and not itype.gpu_fraction else None
+    if count and float(count).is_integer() and "num_gpus" not in s.fields:
+        # a whole instance type named ("ebmgn7ex.32xlarge"): its GPUs are the ones asked about
+        s.set("num_gpus", int(count), m, claim=False)
+        s.hint("instance_family", m, f"'{said}' is an instance type of Alibaba Cloud's {family} family: {int(count)} x "
+               f"{display}{vgpu_en}.", f"“{said}”是阿里云 {family} 规格族的实例规格：{int(count)} 张 {display}{vgpu_zh}。",
+               claim=False)
+    else:
+        s.hint("instance_family", m, f"'{said}' is Alibaba Cloud's {family} family, with {display}: read as that "
+               f"GPU{vgpu_en}.", f"“{said}”是阿里云 {family} 规格族，配 {display}：按该 GPU 理解{vgpu_zh}。", claim=False)
     if s.fields.get("gpu_preference") == pref:
         first = next((h.matched for h in s.hints if h.kind == "instance_family" and h.matched != said), pref)
         s.claim(m)
