@@ -262,6 +262,25 @@ def concurrent_users(s: Scanner, m: re.Match[str]) -> None:
         s.fields.setdefault("batch_size_per_gpu", value)
 
 
+def users_at_once(s: Scanner, m: re.Match[str]) -> None:
+    """"for 100 users", "支持200人": read as users served at once (the KV cache and batch are sized for them), and said
+    so, since the words also fit everyone who uses the service (a population: gpu_advisor.ask.population)."""
+    concurrent_users(s, m)
+    after = s.text[m.end():m.end() + 16]
+    if re.match(r"同时|在线", m.group(0)) or re.match(r"\s*(?:同时|在线|并发|concurrent|at once|at the same time|simultaneous)",
+                                                    after, re.IGNORECASE) or s.fields.get("concurrent_users") != _int(m):
+        return
+    from gpu_advisor.ask.population import share
+
+    n = _int(m) or 0
+    part = float(share()["active_share"])
+    peak = max(1, math.ceil(n * part))
+    s.hint("users_at_once", m, f"'{m.group(0).strip()}' read as {n:,} users served at the same moment; if {n:,} is "
+           f"everyone who uses it, about {part:.0%} are active at once (public capacity-planning guidance): say 'peak "
+           f"{peak:,} concurrent'.", f"“{m.group(0).strip()}”按同时在用的 {n:,} 个用户估算；如果 {n:,} 是总用户数，同时在用的约为 "
+           f"{part:.0%}（公开的容量规划经验）：请写“高峰并发 {peak:,}”。", claim=False)
+
+
 def active_users(s: Scanner, m: re.Match[str]) -> None:
     s.claim(m)
     s.note_unused(m.group(0), "daily / monthly active users: not a concurrency; the KV cache and the batch are sized "
@@ -566,7 +585,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # daily / monthly active users are not a concurrency: said back as not used
     (lambda: rf"(?:日活|月活|\bdau\b|\bmau\b|daily active users|monthly active users)\s*(?:用户)?\s*(?:为|是|约|大概|有|of|:)?\s*{NM}\s*(?:人|个用户|用户|users)?", active_users),
     (lambda: rf"{NM}\s*(?:人|个用户|用户)?\s*(?:日活|\bdau\b|daily active users)", active_users),
-    (lambda: rf"(?:\bfor|\bwith|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
+    (lambda: rf"(?:\bfor|\bwith|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", users_at_once),
     (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|人同时(?:使用|用|访问|提问)|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
     # "2 images per GPU", "4 samples/GPU": the batch of one GPU
