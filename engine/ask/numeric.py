@@ -342,10 +342,14 @@ def _other_size(s: Scanner, m: re.Match[str], billions: float) -> bool:
     return True
 
 
+SIZE_SEP = r"(?:到|至|~|-|–|to|or|and|和|或|或者|还是|、|/)"
+
+
 def params_range(s: Scanner, m: re.Match[str]) -> None:
-    """"7B到14B的模型", "7-14B", "7B or 14B": sized at the larger (the one that has to fit), said back."""
-    a, b = _num(m), to_number(m.group("num2"))
-    if not a or not b or a == b:
+    """"7B到14B的模型", "7-14B", "7B or 14B", "7B、14B、32B": sized at the largest (the one that has to fit), said back."""
+    sizes = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", m.group(0))]
+    a, b = min(sizes), max(sizes)
+    if a == b:
         return
     if "model" in s.resolved:
         s.claim(m)
@@ -353,9 +357,10 @@ def params_range(s: Scanner, m: re.Match[str]) -> None:
         return
     hi = max(a, b)
     s.set("params_billion", round(hi, 4), m)
-    s.hint("params_range", m, f"'{m.group(0).strip()}': a range of sizes, sized at the larger, {hi:g}B (a plan for it holds "
-           f"the smaller too); ask again with {min(a, b):g}B for its own, smaller plan.",
-           f"“{m.group(0).strip()}”：参数量是一个范围，按较大的 {hi:g}B 估算（放得下它也就放得下较小的）；如需 {min(a, b):g}B 的单独方案，请再问一次。",
+    others = ", ".join(f"{x:g}B" for x in sorted(set(sizes)) if x != hi)
+    s.hint("params_range", m, f"'{m.group(0).strip()}': several sizes, sized at the largest, {hi:g}B (a plan for it holds "
+           f"the smaller too); ask again with {others} for a plan of its own.",
+           f"“{m.group(0).strip()}”：多个参数量，按最大的 {hi:g}B 估算（放得下它也就放得下较小的）；{others} 的单独方案请再问一次。",
            claim=False)
 
 
@@ -568,8 +573,10 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size|imgsz|--img(?:[\s_-]*size)?|img[\s_-]*size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),
     (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?|的分辨率|分辨率|resolution)(?![a-z])", resolution_square),
     # parameters: "70亿参数", "350M parameters", "7B"
+    # several sizes ("7B到14B", "7-14B", "between 7B and 13B parameters", "7B、14B、32B", "7b/14b"): sized at the largest
+    (lambda: rf"(?:between\s+|from\s+)?{N}\s*(?:b|billion)?(?:\s*{SIZE_SEP}\s*\d{{1,4}}(?:\.\d{{1,3}})?\s*(?:b|billion)?){{0,4}}"
+             rf"\s*{SIZE_SEP}\s*\d{{1,4}}(?:\.\d{{1,3}})?\s*(?:b|billion)\b(?!\s*tokens?)(?:\s*(?:参数|params|parameters))?", params_range),
     (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),
-    (lambda: rf"(?:between\s+)?{N}\s*(?:b|billion)?\s*(?:到|至|~|-|–|to|or|and|和|或|或者|还是)\s*(?P<num2>\d{{1,4}}(?:\.\d{{1,3}})?)\s*(?:b|billion)\b(?!\s*tokens?)", params_range),
     (lambda: rf"{N}\s*(?P<unit>b|billion)\b(?!\s*tokens?)", params),
     # "a 350M GPT", "125M-parameter LLM": millions of parameters named by the model word that follows
     (lambda: rf"{N}\s*(?P<unit>m|million)\b\s*-?\s*(?:param(?:eter)?s?\s*)?(?:gpt|llm|language[\s-]+model|lm\b|"
