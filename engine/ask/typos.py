@@ -108,9 +108,24 @@ def _closest(word: str) -> str | None:
     return best[1] if best else None
 
 
+@lru_cache(maxsize=1)
+def _zh_family_names() -> tuple[dict[str, str], re.Pattern[str] | None]:
+    raw = yamlio.safe_load(files("gpu_advisor.knowledge").joinpath("ask/lexicon.yaml").read_text(encoding="utf-8"))
+    names = dict(raw.get("zh_family_names", {}))
+    if not names:
+        return names, None
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    # only before a version or a size: "千问2.5", "通义千问 72B", "百川2-13B"; never the word alone ("千问的API")
+    return names, re.compile(rf"(?P<name>{alternatives})(?=\s*-?\s*\d)")
+
+
 def read_typos(s: Scanner) -> None:
-    """Replace misspelt task verbs in the scanner's text by the verbs, each said back in a 'typo' hint."""
+    """Replace misspelt task verbs in the scanner's text by the verbs, each said back in a 'typo' hint; and the
+    Chinese name of a model family before its version or size by the family's Latin name ('family_name' hint)."""
     fixes: list[tuple[int, int, str, str]] = []
+    names, pattern = _zh_family_names()
+    family_fixes = [] if pattern is None else [(m.start(), m.end(), m.group(0), names[m.group("name")])
+                                                for m in pattern.finditer(s.text)]
     known = _known_words()
     for n, m in enumerate(WORD.finditer(s.text)):
         if n >= MAX_WORDS:
@@ -125,13 +140,17 @@ def read_typos(s: Scanner) -> None:
             if not any(taken[m.start():m.end()]):
                 taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
                 fixes.append((m.start(), m.end(), m.group(0), verb))
-    if not fixes:
+    if not fixes and not family_fixes:
         return
     text = s.text
-    for start, end, word, verb in sorted(fixes, reverse=True):
-        text = text[:start] + verb + text[end:]
+    for start, end, word, verb in sorted(fixes + family_fixes, reverse=True):
+        # a Latin name written right after Chinese text keeps a space before it ("部署千问2.5" -> "部署 Qwen2.5")
+        pad = " " if verb.isascii() and start > 0 and not text[start - 1].isascii() and not text[start - 1].isspace() else ""
+        text = text[:start] + pad + verb + text[end:]
     for _, _, word, verb in sorted(fixes):
         s.hints.append(Hint("typo", word, Text(en=f"Read '{word}' as '{verb}'.", zh=f"“{word}”按“{verb}”理解。")))
+    for _, _, word, name in sorted(family_fixes):
+        s.hints.append(Hint("family_name", word, Text(en=f"Read '{word}' as the {name} family.", zh=f"“{word}”按 {name} 系列理解。")))
     s.reset_text(text)
 
 
