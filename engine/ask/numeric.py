@@ -468,8 +468,12 @@ def iterations(s: Scanner, m: re.Match[str]) -> None:
 
 def hyper_parameter(s: Scanner, m: re.Match[str]) -> None:
     s.claim(m)
-    s.note_unused(m.group(0), "an optimiser hyper-parameter: it changes neither the memory nor the GPUs the job needs",
-                  "优化器超参数：不影响作业所需的显存与 GPU")
+    if re.match(r"gpu", m.group(0), re.IGNORECASE):   # vLLM --gpu-memory-utilization
+        s.note_unused(m.group(0), "vLLM's share of GPU memory it may take: the plan keeps its own headroom (5 %) and sizes "
+                      "the KV cache for the load stated", "vLLM 可占用的显存比例：方案自留 5 % 余量，并按所述负载估算 KV cache")
+        return
+    s.note_unused(m.group(0), "a training or sampling hyper-parameter: it changes neither the memory nor the GPUs the job needs",
+                  "训练或采样超参数：不影响作业所需的显存与 GPU")
 
 
 def global_batch(s: Scanner, m: re.Match[str]) -> None:
@@ -591,7 +595,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"max[\s_-]*num[\s_-]*seqs\s*(?:=|:|为|是)?\s*(?P<num>\d{1,6})", concurrent_users),
     # daily / monthly active users are not a concurrency: said back as not used
     (lambda: rf"(?:日活|月活|\bdau\b|\bmau\b|daily active users|monthly active users)\s*(?:用户)?\s*(?:为|是|约|大概|有|of|:)?\s*{NM}\s*(?:人|个用户|用户|users)?", active_users),
-    (lambda: rf"{NM}\s*(?:人|个用户|用户)?\s*(?:日活|\bdau\b|daily active users)", active_users),
+    (lambda: rf"{NM}\s*(?:人|个用户|用户)?\s*(?:日活|\bdau\b|daily active users|(?:daily|monthly)\s+(?:active\s+)?users)", active_users),
     (lambda: rf"(?:\bfor|\bwith|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", users_at_once),
     (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|人同时(?:使用|用|访问|提问)|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
@@ -627,7 +631,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
              rf"(?:为|是|=|:|of|约|大概)?\s*{NM}\s*(?:次|步)?", iterations),
     # optimiser hyper-parameters ("学习率1e-4", "lr=2e-5", "weight decay 0.1", "warmup 3%"): said back, they size nothing
     (lambda: r"(?:学习率|learning[\s_-]*rate|\blr|权重衰减|weight[\s_-]*decay|\bwd|warm[\s_-]*up(?:[\s_-]*(?:ratio|steps))?|预热(?:步数|比例)?|dropout|"
-             r"梯度裁剪|grad(?:ient)?[\s_-]*clip(?:ping)?|max[\s_-]*grad[\s_-]*norm|lora[\s_-]*alpha|\balpha)\s*(?:=|:|为|是|of|设为)?\s*"
+             r"梯度裁剪|grad(?:ient)?[\s_-]*clip(?:ping)?|max[\s_-]*grad[\s_-]*norm|lora[\s_-]*alpha|\balpha|"
+             r"gpu[\s_-]*memory[\s_-]*utili[sz]ation|temperature|top[\s_-]*p)\s*(?:=|:|为|是|of|设为)?\s*"
              r"\d{1,6}(?:\.\d{1,8})?(?:\s*[eE]\s*-?\s*\d{1,3})?\s*%?", hyper_parameter),
     # epochs, classes, LoRA rank, workers, PyTorch, months
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),

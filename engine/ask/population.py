@@ -44,7 +44,10 @@ PATTERNS: tuple[str, ...] = (
      r"colleagues)\b"),
     (rf"(?<![\w.]){_N}\s+(?:internal\s+)?(?:engineers|developers|devs|employees|staff|programmers|researchers|analysts|"
      r"students|team members|colleagues)\b"),
-    rf"{_N}\s+(?:registered|total|named|monthly|internal)\s+users\b",
+    rf"{_N}\s+(?:registered|total|named|internal)\s+users\b",
+    # "a small team (10 people)", "团队（30人）"
+    rf"(?:team|company|group|org|startup|团队|公司|部门|小组)\s*[(（]\s*(?:about\s+|约)?{_N}\s*(?:people|persons|members|engineers|"
+    r"developers|employees|users|人|名|位)?\s*[)）]",
     rf"\buser\s*base\s+of\s+(?:about\s+|around\s+|~\s*)?{_N}",
 )
 
