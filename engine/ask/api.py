@@ -10,6 +10,9 @@ from gpu_advisor.ask.parser import parse_question, validate_fields
 from gpu_advisor.errors import UnknownModelError
 
 
+LEAD_ASSUMPTIONS = ("task", "concurrent_users")
+
+
 def _recommend(workload: Any, lang: str) -> Any:
     """The advisor call; a seam that tests replace with a fake."""
     from gpu_advisor import recommend
@@ -57,6 +60,9 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
 
     lines = [t for t in (verdict(parsed, rec), compare_line(parsed, fields, rec,
                                                              lambda f: _recommend(validate_fields(f), lang))) if t]
+    # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
+    # finding, not only in what-I-understood
+    lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]
     return rec if not lines else rec.model_copy(update={"lead": [*lines, *rec.lead]})
 
 

@@ -70,6 +70,16 @@ def _row(gpu: str, rec: Any) -> tuple[Text, float | None, bool]:
             figure if figure is not None and not changed else None, not changed)
 
 
+def _family_labels(parsed: ParsedQuestion) -> dict[str, str]:
+    from gpu_advisor.ask.families import mentioned_gpu
+
+    out: dict[str, str] = {}
+    for h in parsed.hints:
+        if h.kind == "instance_family" and (gpu := mentioned_gpu(h.matched)):
+            out.setdefault(gpu, f"{h.matched} ({gpu})")
+    return out
+
+
 def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
                  plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
     """The comparison line, or None when the question compares no GPUs. ``plan_on`` answers the fields with another
@@ -80,6 +90,11 @@ def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
         return None
     rows = [_row(str(first), rec)] + [_row(g, plan_on({**fields, "gpu_preference": g})) for g in others]
     names = [str(first), *others]
+    labels = _family_labels(parsed)   # "gn7i (A10)": the family the user named, with the GPU it was read as
+    if labels:
+        rows = [(Text(en=labels.get(n, n) + r.en[len(n):], zh=labels.get(n, n) + r.zh[len(n):]), m, ok)
+                for (r, m, ok), n in zip(rows, names)]
+        names = [labels.get(n, n) for n in names]
     priced = [(m, n) for (_, m, _), n in zip(rows, names) if m is not None]
     as_asked = [n for (_, _, ok), n in zip(rows, names) if ok]
     training = getattr(getattr(rec, "cost", None), "basis", None) == "job"

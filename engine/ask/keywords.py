@@ -167,8 +167,10 @@ def extract_region(s: Scanner, lex: Lexicon) -> None:
             s.hint("region", m, entry.extra["note_en"].format(m=said), entry.extra["note_zh"].format(m=said), claim=False)
 
 
-NEGATOR = re.compile(r"(?:\bnot|\bno|\bwithout|\binstead of|\brather than|\bnon|\bnever|\bdon'?t use|不是|不用|不要|无需|不需要|别用|别|非|不做|不走|不采用|不)"
-                     r"\s*(?:use|using|with|do|doing|用|使用|做|采用|走|会用)?\s*[-:：]?\s*$", re.IGNORECASE)
+NEGATOR = re.compile(r"(?:\bnot|\bno|\bwithout|\binstead of|\brather than|\bnon|\bnever|\bdon'?t use|\bdisabl(?:e|ed|ing)|"
+                     r"\bturn(?:ed|ing)? off|\bswitch(?:ed|ing)? off|不是|不用|不要|无需|不需要|别用|别|非|不做|不走|不采用|关闭|关掉|禁用|不)"
+                     r"\s*(?:use|using|with|do|doing|enable|enabling|用|使用|做|采用|走|会用|开|开启|启用|打开)?\s*[-:：]?\s*$",
+                     re.IGNORECASE)
 OFFLOAD = re.compile(r"(?:cpu|zero)[\s-]*offload\w*|\boffload(?:ing)?\b(?!\s*activations?)|卸载到\s*(?:cpu|内存)|offload\s*到\s*(?:cpu|内存)",
                      re.IGNORECASE)
 ACT_OFFLOAD = re.compile(r"activation[\s_-]*offload\w*|offload(?:ing)?\s*(?:the\s*)?activations?|激活\s*(?:值)?\s*卸载", re.IGNORECASE)
@@ -263,8 +265,9 @@ def extract_flags(s: Scanner, lex: Lexicon) -> None:
         s.set("cpu_offload", neg is None, m if neg is None else s.text[neg:m.end()], claim=False)
     if m := s.first(ACT_OFFLOAD):
         s.set("activation_offloading", True, m, claim=False)
-    if m := s.first(kw["checkpointing"]):
-        s.set("gradient_checkpointing", True, m, claim=False)
+    if m := s.first(kw["checkpointing"]):   # "without gradient checkpointing", "不开梯度检查点": off
+        neg = negated(s, m.start())
+        s.set("gradient_checkpointing", neg is None, m if neg is None else s.text[neg:m.end()], claim=False)
     if m := s.first(kw["heavy_aug"]):
         s.set("augmentation", "heavy", m, claim=False)
     elif m := s.first(kw["light_aug"]):
@@ -284,23 +287,54 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     sized_lm = "params_billion" in s.fields and "training_tokens_billion" in s.fields  # "a 350M model on 30B tokens"
     if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm):
         task = "llm"
+    _negated_verbs(s, kw)
     pretrain, finetune = s.first(kw["pretrain"]), s.first(kw["finetune"])
     if task == "llm":
         task = "llm_pretrain" if pretrain else "llm_finetune"
     infer, train = s.first(kw["inference"]), s.first(kw["training"])
-    if not infer and not (train or pretrain or finetune or TRAINING_FIELDS & set(s.fields)):
-        infer = s.first(kw["inference_weak"]) or _serving_load(s) or (None if explicit else _served_encoder(s))
+    trained = bool(train or pretrain or finetune or TRAINING_FIELDS & set(s.fields))
+    if not infer and not trained:
+        # a serving word that is also said of training ("run", "跑"), a serving load, what the model is used for
+        # ("做代码助手", "a chatbot for our team"), or an embedder / reranker named without a training word:
+        # serving only when nothing in the question says training
+        infer = (s.first(kw["inference_weak"]) or s.first(kw["serving_use"]) or _serving_load(s)
+                 or (None if explicit else _served_encoder(s)))
     if infer and not train:
         s.set("stage", "serve", infer, claim=False)
         task, m = "inference", infer
     if task:
         s.set("task", task, m or _implied_source(s), claim=False)
+        if not trained and task not in ("preprocessing", "inference"):
+            # no verb says training or serving: the training default is said in the answer (parser._assume); read
+            # from the model alone (m None), the task itself is an assumption the terminal asks about
+            s.fields["_task_unstated"] = "model" if m is None else "word"
     _stage(s, lex, pretrain, finetune)
+
+
+STAGE_VERBS = ("pretrain", "finetune", "training", "inference")
+NOT_WANT = re.compile(r"(?:don'?t|do not|doesn'?t|won'?t|not|no)\s+(?:want|need|plan|going)\s+to\s+$|(?:不想|不打算|不需要|不必|无需)\s*$",
+                      re.IGNORECASE)
+
+
+def _negated_verbs(s: Scanner, kw: dict[str, re.Pattern[str]]) -> None:
+    """"不做微调，直接推理", "I don't want to fine-tune, just serve", "not training, only inference": a negated task verb
+    is claimed (so it cannot decide the task) and said back."""
+    for name in STAGE_VERBS:
+        for m in list(s.matches(kw[name])):
+            neg = negated(s, m.start())
+            lo = max(0, m.start() - 24)
+            wish = NOT_WANT.search(s.text, lo, m.start())
+            if neg is None and wish is None:
+                continue
+            start = neg if neg is not None else wish.start()
+            s.claim(m)
+            s.note_unused(s.text[start:m.end()].strip() or m.group(0), f"negated: not {name}", f"否定：不是{ {'pretrain': '预训练', 'finetune': '微调', 'training': '训练', 'inference': '推理 / 部署'}[name]}")
 
 
 # fields only a training job has: with one of them a serving word ("run", "跑") does not make the job serving
 TRAINING_FIELDS = frozenset({"finetune_method", "lora_rank", "epochs", "training_tokens_billion", "num_samples",
-                             "optimizer", "gradient_checkpointing", "deadline_hours", "dataset_size_gb", "_dataset"})
+                             "optimizer", "gradient_checkpointing", "deadline_hours", "dataset_size_gb", "_dataset",
+                             "_iters"})
 
 
 def _served_encoder(s: Scanner) -> str | None:
@@ -313,11 +347,15 @@ def _served_encoder(s: Scanner) -> str | None:
 
 
 def _serving_load(s: Scanner) -> str | None:
-    """The words of a serving load the question states (concurrent users, a request rate): a serving job."""
+    """The words of a serving load the question states (concurrent users, a request rate, the people a model is for:
+    "给公司200名员工用", a weight quantization without a training word): a serving job."""
     for u in s.understood:
         if u.field in ("concurrent_users", "requests_per_second"):
             return u.matched
-    return None
+        if u.field == "quantization" and u.value != "nf4":   # "不量化", "int8": a choice of weights to serve
+            return u.matched
+    population = s.fields.get("_population")   # a head count matters only to a service: people use a served model
+    return population[1] if population else None
 
 
 def _earliest_task(s: Scanner, lex: Lexicon) -> tuple[str, re.Match[str]] | None:
@@ -418,7 +456,33 @@ def extract_generic_name(s: Scanner, lex: Lexicon) -> None:
         return
 
 
+LOCAL_HARDWARE = re.compile(r"\bmac\s*(?:book|mini|studio)?(?:\s*(?:pro|air))?\b(?:\s*m[1-4](?:\s*(?:pro|max|ultra))?\b)?|"
+                            r"\bapple\s*(?:silicon|m[1-4])\b|\bm[1-4]\s*(?:pro|max|ultra)\b|苹果电脑|苹果\s*m[1-4]|"
+                            r"(?:我的|自己的|本地|家里的?)\s*(?:笔记本|电脑|台式机|主机)|\b(?:my|a|on (?:my|a))\s+(?:laptop|desktop|home pc|gaming pc)\b|"
+                            r"\blaptop\b|笔记本电脑", re.IGNORECASE | re.ASCII)
+CPU_ONLY = re.compile(r"\bcpu[\s-]*only\b|\bonly (?:on |use )?(?:the )?cpus?\b|\bwithout (?:a )?gpus?\b|\bno gpus?\b|"
+                      r"(?:只用|仅用|纯|只有)\s*cpu|没有\s*(?:gpu|显卡)|不用\s*(?:gpu|显卡)", re.IGNORECASE | re.ASCII)
+
+
+def _hardware_not_sized(s: Scanner) -> None:
+    """A Mac / laptop, or CPU only, for a job gpu-advisor plans on Alibaba Cloud GPUs: said back as not checked,
+    never dropped (a GPU plan is no answer about an M2)."""
+    if m := s.first(LOCAL_HARDWARE):
+        s.claim(m)
+        s.note_unused(m.group(0), "local hardware: gpu-advisor sizes Alibaba Cloud GPU instances and does not check a Mac "
+                      "or a PC; the memory estimate below is for a CUDA GPU (on Apple silicon the weights and KV cache must "
+                      "fit in the unified memory that macOS lets the GPU use)",
+                      "本地硬件：gpu-advisor 只估算阿里云 GPU 实例，不核对 Mac 或个人电脑；下面的显存估算针对 CUDA GPU（在 Apple "
+                      "芯片上，权重与 KV cache 须放进 macOS 允许 GPU 使用的统一内存）")
+    if s.fields.get("task") != "preprocessing" and (m := s.first(CPU_ONLY)):
+        s.claim(m)
+        s.note_unused(m.group(0), "CPU only: gpu-advisor sizes this job on GPUs (it sizes CPU instances only for data "
+                      "preprocessing); the answer below is the GPU plan, not a CPU one",
+                      "仅 CPU：gpu-advisor 按 GPU 估算此作业（只有数据预处理才按 CPU 实例估算）；下面是 GPU 方案，不是 CPU 方案")
+
+
 def finish_task(s: Scanner, implied: str | None) -> None:
     lex = load_lexicon()
     extract_generic_name(s, lex)
     extract_task(s, lex, implied)
+    _hardware_not_sized(s)

@@ -52,21 +52,44 @@ def _int(m: re.Match[str]) -> int | None:
     return (int(digits) if 0 < len(digits) <= 4000 else 10**4000) * int(mult)
 
 
+def _family_pattern() -> str:
+    from gpu_advisor.ask.families import family_pattern
+
+    return family_pattern().pattern
+
+
+def _family_named(s: Scanner, m: re.Match[str]) -> None:
+    from gpu_advisor.ask.families import family_named
+
+    family_named(s, m, _prefer)
+
+
 def _gpus_pattern() -> str:
     return load_lexicon().gpus.pattern
 
 
 # --- handlers ------------------------------------------------------------------------------------------
 
+_GPU_OK: dict[str, bool] = {}
+_GPU_OK_OF: list[object] = [None]     # the catalog the answers above are about (an override reloads it)
+
+
 def _catalog_gpu(gpu: str) -> bool:
+    """Whether the catalog resolves this GPU name; remembered per catalog (a question may name a GPU many times)."""
     from gpu_advisor.kb.catalog_loader import load_catalog
     from gpu_advisor.errors import WorkloadError
     from gpu_advisor.plan.preference import resolve_gpu_preference
 
-    try:
-        return bool(resolve_gpu_preference(load_catalog(), gpu))
-    except WorkloadError:
-        return False
+    catalog = load_catalog()
+    if _GPU_OK_OF[0] is not catalog:
+        _GPU_OK.clear()
+        _GPU_OK_OF[0] = catalog
+    if gpu not in _GPU_OK:
+        try:
+            _GPU_OK[gpu] = bool(resolve_gpu_preference(catalog, gpu))
+        except WorkloadError:
+            _GPU_OK[gpu] = False
+    return _GPU_OK[gpu]
 
 
 def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:
@@ -75,6 +98,16 @@ def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:
         s.hint("gpu_preference", m, f"You mentioned {gpu}: the advisor checks whether it holds the job and uses it if so.",
                f"您提到了 {gpu}：顾问会核对它能否放下此作业，能放下就按它推荐。", claim=False)
     else:
+        mem = re.search(r"(\d{2,3})\s*GB?\b", gpu, re.IGNORECASE | re.ASCII)
+        if mem and "gpu_preference" not in s.fields and _catalog_gpu(f"{mem.group(1)}GB"):
+            # "4090 24G": the card the user has is not sold here; its memory is, so the fit is checked on a card of the
+            # same memory, and the answer says it is not that card (verdict._off_catalog_gpu)
+            s.set("gpu_preference", f"{mem.group(1)}GB", m, claim=False)
+            s.hint("gpu_preference", m, f"You mentioned {gpu}: Alibaba's catalog names no such GPU; the fit is checked on "
+                   f"its {mem.group(1)} GB cards (the same memory; speed and price differ).",
+                   f"您提到了 {gpu}：阿里云目录中没有这一型号；按目录中 {mem.group(1)} GB 显存的卡核对能否放下（显存相同；速度与价格不同）。",
+                   claim=claim)
+            return
         s.hint("gpu_preference", m, f"You mentioned {gpu}: Alibaba's catalog names no such GPU, so it is only a note.",
                f"您提到了 {gpu}：阿里云目录中没有这一型号，仅作记录。", claim=claim)
 
@@ -104,6 +137,14 @@ def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
             mem = re.search(r"\d{1,6}\s*(?:gb|g)\b", m.group(0)[m.end("gpu") - m.start():], re.IGNORECASE)
             gpu = m.group("gpu").upper().replace(" ", "")
             _prefer(s, m, f"{gpu} {mem.group(0).upper().replace(' ', '')}" if mem else gpu, claim=False)
+        if kind == "gpu_memory" and m.groupdict().get("one"):
+            s.set("num_gpus", 1, m, claim=False)   # "a single 24GB card": one GPU of that memory
+        if kind == "gpu_memory" and not m.groupdict().get("gpu") and "gpu_preference" not in s.fields:
+            # "a 16GB GPU", "24G显存": the card the user has or means, asked for by its memory (every catalog GPU of that
+            # size), so that a yes / no is about that card and not about a bigger one
+            mem = re.search(r"(\d{1,3})\s*(?:gb|g)\b", m.group(0), re.IGNORECASE | re.ASCII)
+            if mem and _catalog_gpu(f"{mem.group(1)}GB"):
+                s.set("gpu_preference", f"{mem.group(1)}GB", m, claim=False)
         s.hint(kind, m, f"'{m.group(0).strip()}' read as {what_en}: the advisor sizes it itself and will compare.",
                f"“{m.group(0).strip()}”理解为{what_zh}：顾问会自行估算并与之比较。")
     return handler
@@ -178,6 +219,17 @@ def training_tokens(s: Scanner, m: re.Match[str]) -> None:
         s.set("training_tokens_billion", value * TOKEN_MULT[m.group("mult").lower()] / 1e9, m)
 
 
+def per_day(s: Scanner, m: re.Match[str]) -> None:
+    value = _num(m)
+    if not value:
+        return
+    s.claim(m)
+    avg = value / 86400
+    s.note_unused(m.group(0), f"requests a day: {value:,.0f} / 86,400 s = {avg:.3g} a second on average; a service is sized "
+                  "for its peak (state the peak concurrency or requests per second, e.g. 'peak 20 concurrent')",
+                  f"每天的请求数：{value:,.0f} ÷ 86,400 秒 = 平均每秒 {avg:.3g} 个；服务按高峰估算（请给出高峰并发或每秒请求数，如“高峰并发 20”）")
+
+
 def request_rate(s: Scanner, m: re.Match[str]) -> None:
     """"每秒 200 张" / "200 QPS" is a rate (requests_per_second), not a dataset size."""
     value = _num(m)
@@ -226,6 +278,25 @@ def concurrent_users(s: Scanner, m: re.Match[str]) -> None:
         s.fields.setdefault("batch_size_per_gpu", value)
 
 
+def users_at_once(s: Scanner, m: re.Match[str]) -> None:
+    """"for 100 users", "支持200人": read as users served at once (the KV cache and batch are sized for them), and said
+    so, since the words also fit everyone who uses the service (a population: gpu_advisor.ask.population)."""
+    concurrent_users(s, m)
+    after = s.text[m.end():m.end() + 16]
+    if re.match(r"同时|在线", m.group(0)) or re.match(r"\s*(?:同时|在线|并发|concurrent|at once|at the same time|simultaneous)",
+                                                    after, re.IGNORECASE) or s.fields.get("concurrent_users") != _int(m):
+        return
+    from gpu_advisor.ask.population import share
+
+    n = _int(m) or 0
+    part = float(share()["active_share"])
+    peak = max(1, math.ceil(n * part))
+    s.hint("users_at_once", m, f"'{m.group(0).strip()}' read as {n:,} users served at the same moment; if {n:,} is "
+           f"everyone who uses it, about {part:.0%} are active at once (public capacity-planning guidance): say 'peak "
+           f"{peak:,} concurrent'.", f"“{m.group(0).strip()}”按同时在用的 {n:,} 个用户估算；如果 {n:,} 是总用户数，同时在用的约为 "
+           f"{part:.0%}（公开的容量规划经验）：请写“高峰并发 {peak:,}”。", claim=False)
+
+
 def active_users(s: Scanner, m: re.Match[str]) -> None:
     s.claim(m)
     s.note_unused(m.group(0), "daily / monthly active users: not a concurrency; the KV cache and the batch are sized "
@@ -270,11 +341,53 @@ def resolution_square(s: Scanner, m: re.Match[str]) -> None:
         s.set("input_size", [side, side], m)
 
 
+def _other_size(s: Scanner, m: re.Match[str], billions: float) -> bool:
+    """A size beside a model the knowledge base knows ("Qwen2.5 7B or 14B"): not the named model's parameter count, so
+    never a field that would size the named model at another size; said back (True) unless it is the model's own."""
+    resolved = s.resolved.get("model")
+    if not resolved or resolved[0] != "transformers":
+        return False
+    from gpu_advisor.kb.models import knowledge
+
+    own = float(knowledge().transformers[resolved[1]].params_billion or 0)
+    if own and abs(billions - own) <= 0.15 * own:
+        return False          # the named model's own size, restated ("DeepSeek-V3 (671B MoE)")
+    s.claim(m)
+    s.note_unused(m.group(0), f"another size beside the named model {s.fields.get('model')}: only the named model is "
+                  "sized; ask again for the other size", f"所述模型 {s.fields.get('model')} 之外的另一个参数量：只按所述模型估算；"
+                  "另一个请再问一次")
+    return True
+
+
+SIZE_SEP = r"(?:到|至|~|-|–|to|or|and|和|或|或者|还是|、|/)"
+
+
+def params_range(s: Scanner, m: re.Match[str]) -> None:
+    """"7B到14B的模型", "7-14B", "7B or 14B", "7B、14B、32B": sized at the largest (the one that has to fit), said back."""
+    sizes = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", m.group(0))]
+    a, b = min(sizes), max(sizes)
+    if a == b:
+        return
+    if "model" in s.resolved:
+        s.claim(m)
+        s.note_unused(m.group(0), "sizes beside a named model: the named model is sized", "已指定模型：按该模型估算，不按这些参数量")
+        return
+    hi = max(a, b)
+    s.set("params_billion", round(hi, 4), m)
+    others = ", ".join(f"{x:g}B" for x in sorted(set(sizes)) if x != hi)
+    s.hint("params_range", m, f"'{m.group(0).strip()}': several sizes, sized at the largest, {hi:g}B (a plan for it holds "
+           f"the smaller too); ask again with {others} for a plan of its own.",
+           f"“{m.group(0).strip()}”：多个参数量，按最大的 {hi:g}B 估算（放得下它也就放得下较小的）；{others} 的单独方案请再问一次。",
+           claim=False)
+
+
 def params(s: Scanner, m: re.Match[str]) -> None:
     value = _num(m)
     unit = (m.groupdict().get("unit") or "b").lower()
     if value:
         billions = value if unit in ("b", "billion", "bn") else value / 1e9
+        if _other_size(s, m, billions):
+            return
         s.set("params_billion", round(billions, 4), m)
 
 
@@ -313,6 +426,11 @@ def gpus_nodes(s: Scanner, m: re.Match[str]) -> None:
             _prefer(s, m, gpu, claim=False)
 
 
+def gpus_by_images(s: Scanner, m: re.Match[str]) -> None:
+    s.set("num_gpus", int(m.group("gpus")), m)
+    s.set("batch_size_per_gpu", int(m.group("per")), m, claim=False)
+
+
 def nodes_total(s: Scanner, m: re.Match[str]) -> None:
     """"两机十六卡" / "单机八卡": nodes and the total GPUs."""
     nodes = 1 if m.group("nodes") == "单" else (EN_NUMBERS.get(m.group("nodes").lower()) or to_number(m.group("nodes")))
@@ -348,6 +466,31 @@ def multi_node(s: Scanner, m: re.Match[str]) -> None:
     s.hint("multi_node", m, "Multi-node training: the nodes need a fast interconnect (RDMA / eRDMA) for the "
            "gradient all-reduce; say how many nodes to size it.",
            "多机训练：节点之间需要高速互联（RDMA / eRDMA）做梯度同步；请说明几台机器以便估算。")
+
+
+def iterations(s: Scanner, m: re.Match[str]) -> None:
+    """Optimizer steps: kept until the batch and the dataset are known (parser._iterations), never dropped."""
+    value = _int(m)
+    before = s.text[max(0, m.start() - 24):m.start()]
+    if re.search(r"(?:warm[\s_-]*up|预热|every|each|每隔?|save|eval|log)\w*\s*(?:=|:|为|of)?\s*$", before, re.IGNORECASE):
+        s.claim(m)   # "warmup 100 steps", "每 500 步保存": a schedule's detail, not the length of training
+        s.note_unused(before.split(",")[-1].strip() + " " + m.group(0).strip() if before.strip() else m.group(0),
+                      "a step count of the schedule (warm-up, evaluation, saving), not the training length: it sizes nothing",
+                      "调度中的步数（预热、评估、保存），不是训练总步数：不影响估算")
+        return
+    if value and value >= 1 and "_iters" not in s.fields:
+        s.claim(m)
+        s.fields["_iters"] = (value, m.group(0).strip())
+
+
+def hyper_parameter(s: Scanner, m: re.Match[str]) -> None:
+    s.claim(m)
+    if re.match(r"gpu", m.group(0), re.IGNORECASE):   # vLLM --gpu-memory-utilization
+        s.note_unused(m.group(0), "vLLM's share of GPU memory it may take: the plan keeps its own headroom (5 %) and sizes "
+                      "the KV cache for the load stated", "vLLM 可占用的显存比例：方案自留 5 % 余量，并按所述负载估算 KV cache")
+        return
+    s.note_unused(m.group(0), "a training or sampling hyper-parameter: it changes neither the memory nor the GPUs the job needs",
+                  "训练或采样超参数：不影响作业所需的显存与 GPU")
 
 
 def global_batch(s: Scanner, m: re.Match[str]) -> None:
@@ -394,6 +537,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
     (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?)", gpus_nodes),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
+    # MMSeg / MMDet schedules: "8 GPUs x 2 images", "8 卡 x 2 张图": GPUs and the batch of each
+    (lambda: r"(?<![\w.])(?P<gpus>\d{1,4})\s*(?:gpus?|卡|cards?)\s*(?:x|\*)\s*(?P<per>\d{1,4})\s*(?:images?|imgs?|samples?|张图|张)(?![a-z])", gpus_by_images),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
     (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\btp(?:[\s_-]*size)?|张量并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
@@ -402,11 +547,17 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*tokens?\s*(?:/\s*(?:s|sec|秒)\b|per\s+second|每秒)", throughput),
     (lambda: rf"(?:吞吐|throughput)\s*(?:量)?\s*(?:为|是|of|约|大概)?\s*{NM}\s*(?:tokens?)?\s*(?:/\s*(?:s|秒)|per\s+second)?", throughput),
     (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),
+    # instance families and types of the catalog ("gn7i", "ecs.gn8is-2x.8xlarge"): read as the GPU they carry
+    (lambda: _family_pattern(), _family_named),
     # GPU counts with a model: "两张A10", "8x A100", "8卡A100", "A100 x 8", "two A10s"
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?", gpu_count_named),
     (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{{1,12}})\b", gpu_count_named),
+    # "3090 两张", "A10 4张卡", "L20 两块": the count after the GPU name
+    (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*{N}\s*(?:张|块)\s*(?:卡|显卡)?", gpu_count_named),
     # GPU memory and host RAM are notes, not fields
     (lambda: rf"(?:{_gpus_pattern()}\s*-?\s*)?(?<![\w.])\d{{1,6}}\s*(?:gb|g)\b\s*(?:的)?\s*(?:显存|vram|gpu memory)", memory_note("gpu_memory")),
+    # "a 16GB GPU", "单张 24G 显卡", "one 24GB card": the memory of the card, never a dataset size
+    (lambda: r"(?P<one>\b(?:a single|single|one|a)\s+|单张|一张|单卡|1\s*张)?(?<![\w.])\d{1,3}\s*(?:gb|g)\b\s*(?:的)?\s*(?:gpus?\b|cards?\b|graphics cards?|显卡|卡|vram\b|of vram)", memory_note("gpu_memory")),
     (lambda: r"(?:显存|vram|gpu memory)\s*(?:为|是|有|:)?\s*\d{1,6}\s*(?:gb|g)\b", memory_note("gpu_memory")),
     (lambda: rf"{_gpus_pattern()}\s*-?\s*(?P<mem>\d{{2,3}})\s*(?:gb|g)\b", gpu_named_memory),
     (lambda: rf"(?:{N}\s*(?:张|块)\s*)?(?<![\w.])(?P<mem>\d{{1,3}})\s*-?\s*(?:gb|g)\b\s*(?:的)?\s*(?:显卡|卡(?!时)|(?:graphics\s+)?cards?\b|gpus?\b)"
@@ -436,8 +587,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
     (lambda: r"(?<![\w.])(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:input|prompt|输入)\s*(?:tokens?)?\s*(?:,|、|and|\+|/|加)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*(?:output|completion|输出|生成)\s*(?:tokens?)?", prompt_output),
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
-    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
-    (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context)", seq_len),
+    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度|\bctx(?:[\s_-]*(?:len|size))?)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
+    (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context|ctx\b)", seq_len),
     # resolution
     (lambda: r"(?<![\w.])(?P<a>\d{2,5})\s*(?:x|\*|by|乘)\s*(?P<b>\d{2,5})(?![\w.])", resolution_pair),
     (lambda: r"(?<![\w.])(?P<res>[248])\s*(?P<k>k)\b(?!\s*(?:张|条|个|样本|steps?|iters?|tokens?|context|上下文|元|块))", resolution_named),
@@ -446,6 +597,9 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size|imgsz|--img(?:[\s_-]*size)?|img[\s_-]*size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),
     (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?|的分辨率|分辨率|resolution)(?![a-z])", resolution_square),
     # parameters: "70亿参数", "350M parameters", "7B"
+    # several sizes ("7B到14B", "7-14B", "between 7B and 13B parameters", "7B、14B、32B", "7b/14b"): sized at the largest
+    (lambda: rf"(?:between\s+|from\s+)?{N}\s*(?:b|billion)?(?:\s*{SIZE_SEP}\s*\d{{1,4}}(?:\.\d{{1,3}})?\s*(?:b|billion)?){{0,4}}"
+             rf"\s*{SIZE_SEP}\s*\d{{1,4}}(?:\.\d{{1,3}})?\s*(?:b|billion)\b(?!\s*tokens?)(?:\s*(?:参数|params|parameters))?", params_range),
     (lambda: rf"{N}\s*(?P<unit>亿|万|百万|千万|billion|million|bn|b|m)\s*(?:个)?\s*(?:参数|params|parameters)", _params_cn),
     (lambda: rf"{N}\s*(?P<unit>b|billion)\b(?!\s*tokens?)", params),
     # "a 350M GPT", "125M-parameter LLM": millions of parameters named by the model word that follows
@@ -461,10 +615,12 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"max[\s_-]*num[\s_-]*seqs\s*(?:=|:|为|是)?\s*(?P<num>\d{1,6})", concurrent_users),
     # daily / monthly active users are not a concurrency: said back as not used
     (lambda: rf"(?:日活|月活|\bdau\b|\bmau\b|daily active users|monthly active users)\s*(?:用户)?\s*(?:为|是|约|大概|有|of|:)?\s*{NM}\s*(?:人|个用户|用户|users)?", active_users),
-    (lambda: rf"{NM}\s*(?:人|个用户|用户)?\s*(?:日活|\bdau\b|daily active users)", active_users),
-    (lambda: rf"(?:\bfor|\bwith|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", concurrent_users),
-    (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|用户同时)", concurrent_users),
+    (lambda: rf"{NM}\s*(?:人|个用户|用户)?\s*(?:日活|\bdau\b|daily active users|(?:daily|monthly)\s+(?:active\s+)?users)", active_users),
+    (lambda: rf"(?:\bfor|\bwith|\bserving|\bserve|\bsupport|支持|同时|在线)\s*{NM}\s*(?:个|位|名)?\s*(?:users|用户|人|clients|people)", users_at_once),
+    (lambda: rf"{NM}\s*(?:路|个)?\s*(?:并发|concurrent(?:\s+(?:requests|users|chats|sessions|connections))?|simultaneous users|users at once|人同时在线|人同时(?:使用|用|访问|提问)|用户同时)", concurrent_users),
     (lambda: rf"每(?:张|块)?(?:卡|gpu)\s*(?:放|跑)?\s*{N}\s*(?:张图|张|个样本|条|images?)", int_field("batch_size_per_gpu")),
+    # "2 images per GPU", "4 samples/GPU": the batch of one GPU
+    (lambda: rf"{N}\s*(?:images?|imgs?|samples?|sequences?|pictures?)\s*(?:per|/|each|an?)\s*gpu\b", int_field("batch_size_per_gpu")),
     # GPUs without a model name
     # "do I need a GPU?" asks whether one is needed at all: not a count of one
     (lambda: rf"(?:{N}|\b(?<!need )(?<!needs )(?<!require )(?<!requires ){EN_N})\s*(?:张|块|个)?\s*(?:gpu卡|显卡|gpus?|卡|cards?)(?![a-z])(?!\s*(?:显存|内存))", int_field("num_gpus")),
@@ -474,6 +630,11 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:(?:live|camera|video|rtsp|cctv|ip[\s-]*camera)\s+)?(?:video\s+)?(?:streams|cameras|feeds|channels)\b", video_streams),
     (lambda: rf"{N}\s*(?:fps|帧\s*/\s*秒|帧每秒|frames?\s*(?:per|/|a)\s*(?:second|s)\b)", frame_rate),
     (lambda: rf"每秒\s*{N}\s*帧", frame_rate),
+    (lambda: rf"(?:每路|每个摄像头|每路视频|每个通道|per (?:stream|camera|feed|channel))\s*(?:每秒)?\s*(?:at\s+)?{N}\s*(?:帧|fps\b|frames?)", frame_rate),
+    # requests a day ("日均1万次调用", "每天大概5000次对话", "10k requests a day"): an average, not the peak the service is
+    # sized for; said back with the average rate
+    (lambda: rf"(?:每天|每日|日均|一天|平均每天|per day|a day|daily)\s*(?:大概|约|大约|有)?\s*{NM}\s*(?:多)?\s*(?:次|个|条|轮)?\s*(?:调用|请求|对话|问答|查询|提问|requests?|queries|calls|conversations|chats|questions)", per_day),
+    (lambda: rf"{NM}\s*(?:次|个|条)?\s*(?:调用|请求|对话|问答|查询|提问|requests?|queries|calls|conversations|chats|questions)\s*(?:每天|/\s*天|一天|per day|a day|/\s*day|daily)", per_day),
     # request rates ("每秒 200 张", "200 张/秒", "200 QPS", "200 images/s"): before the counts of images
     (lambda: rf"每秒(?:钟)?\s*{NM}\s*(?:张|个|次|条|路)?\s*(?:图片|图像|照片|请求|查询|调用)?", request_rate),
     (lambda: rf"{NM}\s*(?:张|个|次|条)?\s*(?:图片|图像|照片|请求|查询|调用)?\s*(?:/|每)\s*(?:秒|s\b|sec\b|second\b)", request_rate),
@@ -483,6 +644,16 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
     (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts)\b", int_field("num_samples")),
     (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
+    # iterations / steps ("160k iterations", "训练16万次迭代", "迭代 8 万次", "max_iters=160000"): epochs once the batch and
+    # the dataset are known (parser._iterations)
+    (lambda: rf"{NM}\s*(?:次|个)?\s*(?:迭代|iterations?\b|iters?\b|(?:training\s+|optimi[sz]er\s+)?steps?\b|步(?!骤))", iterations),
+    (lambda: rf"(?:迭代|iterations?|\biters?|max[_\s-]*iters?|max[_\s-]*steps|total[_\s-]*steps|训练步数|总步数|步数)\s*(?:数|次数)?\s*"
+             rf"(?:为|是|=|:|of|约|大概)?\s*{NM}\s*(?:次|步)?", iterations),
+    # optimiser hyper-parameters ("学习率1e-4", "lr=2e-5", "weight decay 0.1", "warmup 3%"): said back, they size nothing
+    (lambda: r"(?:学习率|learning[\s_-]*rate|\blr|权重衰减|weight[\s_-]*decay|\bwd|warm[\s_-]*up(?:[\s_-]*(?:ratio|steps))?|预热(?:步数|比例)?|dropout|"
+             r"梯度裁剪|grad(?:ient)?[\s_-]*clip(?:ping)?|max[\s_-]*grad[\s_-]*norm|lora[\s_-]*alpha|\balpha|"
+             r"gpu[\s_-]*memory[\s_-]*utili[sz]ation|temperature|top[\s_-]*p)\s*(?:=|:|为|是|of|设为)?\s*"
+             r"\d{1,6}(?:\.\d{1,8})?(?:\s*[eE]\s*-?\s*\d{1,3})?\s*%?", hyper_parameter),
     # epochs, classes, LoRA rank, workers, PyTorch, months
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),
     (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12}(?:\.\d{1,6})?)", float_field("epochs")),

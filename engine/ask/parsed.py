@@ -103,6 +103,12 @@ class Scanner:
         self.unresolved: list[Any] = []                     # vocab.Unresolved: names the knowledge base lacks
         self.unused: list[Unused] = []
 
+    def reset_text(self, text: str) -> None:
+        """The text to read instead (misspelt task verbs read as the verbs, gpu_advisor.ask.typos); before any claim."""
+        assert not self.taken, "reset_text after a span was claimed"
+        self.text = text
+        self.taken = _Taken(len(text))
+
     def note_unused(self, matched: str, en: str, zh: str) -> None:
         """A stated value that sets no field, and why (shown in what-I-understood; nothing is dropped silently)."""
         self.unused.append(Unused(matched.strip(), Text(en=en, zh=zh)))

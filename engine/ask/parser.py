@@ -15,6 +15,8 @@ from gpu_advisor.ask.keywords import LLM_TASKS, finish_task, run_keywords
 from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.numeric import run_numeric
 from gpu_advisor.ask.parsed import Assumed, Hint, ParsedQuestion, Scanner, Understood
+from gpu_advisor.ask.population import find_population, resolve_population
+from gpu_advisor.ask.typos import read_typos
 from gpu_advisor.ask.vocab import pool_for
 from gpu_advisor.kb.models import knowledge, looks_like_llm, norm
 from gpu_advisor.errors import UnknownModelError, WorkloadError
@@ -67,6 +69,7 @@ def _tidy(s: Scanner) -> None:
                 continue
             else:
                 s.set(field, int(row[field]), matched, claim=False)
+    _iterations(s)
     global_batch = f.pop("_global_batch", None)
     if global_batch and "batch_size_per_gpu" not in f:
         per_gpu = max(1, global_batch // int(f.get("num_gpus") or 1))
@@ -79,13 +82,79 @@ def _tidy(s: Scanner) -> None:
         s.understood[:] = [u for u in s.understood if u.field != "backbone"]
 
 
+def _iterations(s: Scanner) -> None:
+    """"160k iterations" / "训练16万次迭代": epochs = iterations x samples per iteration / training samples (the time is
+    computed from samples x epochs, costing/timing.py). The samples per iteration are the global batch, or the batch
+    per GPU times the GPUs stated; with no GPU count the batch stated is taken as one iteration's, said back. What is
+    missing to convert is said back; the count is never dropped."""
+    f = s.fields
+    found = f.pop("_iters", None)
+    if not found:
+        return
+    iters, said = found
+    if "epochs" in f:
+        s.note_unused(said, f"iterations: the stated epochs ({f['epochs']:g}) are used", f"迭代次数：按问题中给出的轮数（{f['epochs']:g}）计")
+        return
+    per_gpu, gpus, total = f.get("batch_size_per_gpu"), f.get("num_gpus"), f.get("_global_batch")
+    if total:
+        batch, how_en, how_zh = int(total), f"global batch {total}", f"全局 batch {total}"
+    elif per_gpu and gpus:
+        batch = int(per_gpu) * int(gpus)
+        how_en, how_zh = f"batch {per_gpu} per GPU x {gpus} GPUs", f"每卡 batch {per_gpu} × {gpus} 卡"
+    elif per_gpu:
+        batch = int(per_gpu)
+        how_en = f"batch {per_gpu}, taken as one iteration's (no GPU count is stated: with a per-GPU batch on N GPUs, multiply the epochs by N)"
+        how_zh = f"batch {per_gpu}，按每次迭代的总 batch 计（未给出卡数：若是 N 张卡、每卡 {per_gpu}，轮数再乘以 N）"
+    else:
+        batch = None
+    samples = f.get("num_samples")
+    if batch is None or not samples:
+        need_en = " and ".join(w for w, ok in (("the batch per iteration", batch), ("the number of training samples", samples)) if not ok)
+        need_zh = "与".join(w for w, ok in (("每次迭代的 batch", batch), ("训练样本数", samples)) if not ok)
+        s.note_unused(said, f"iterations: {need_en} {'are' if ' and ' in need_en else 'is'} needed to turn them into epochs (iterations x batch / samples = "
+                      "epochs); the time is given for one epoch until then", f"迭代次数：还需要{need_zh}才能换算为轮数（迭代次数 × "
+                      "batch ÷ 样本数 = 轮数）；在此之前时间按一轮计")
+        return
+    epochs = iters * batch / int(samples)
+    s.set("epochs", round(epochs, 3), said, claim=False)
+    s.hints.append(Hint("iterations", said, Text(
+        en=f"{iters:,} iterations x {batch} samples each ({how_en}) / {int(samples):,} training samples = {epochs:,.3g} epochs.",
+        zh=f"{iters:,} 次迭代 × 每次 {batch} 个样本（{how_zh}）÷ {int(samples):,} 个训练样本 = {epochs:,.3g} 轮。")))
+
+
 def _replace(s: Scanner, field: str, value: Any) -> None:
     s.fields[field] = value
     s.understood[:] = [u._replace(value=value) if u.field == field else u for u in s.understood]
 
 
+TASK_NAMES = {"llm_finetune": ("fine-tuning", "微调"), "llm_pretrain": ("pretraining", "预训练"),
+              "nlp_finetune": ("fine-tuning", "微调")}
+
+
+def _assume_training(s: Scanner) -> Assumed | None:
+    """No verb says training or serving ("DeepSeek-R1-Distill-Qwen-32B 需要什么配置"): the task read from the model or
+    a task word is a training job by default; that default decides the answer, so it is said (never silently)."""
+    how = s.fields.pop("_task_unstated", None)
+    task = s.fields.get("task")
+    if not how or not task:
+        return None
+    name = str(s.fields.get("model") or s.fields.get("backbone") or "")
+    verb_en, verb_zh = TASK_NAMES.get(str(task), ("training", "训练"))
+    method_en = " (a full fine-tune unless a method is said)" if task == "llm_finetune" and "finetune_method" not in s.fields else ""
+    method_zh = "（未说明方法时按全参微调）" if method_en else ""
+    if how == "model":   # the task came from the model alone: it is an assumption, not something the user said
+        s.understood[:] = [u for u in s.understood if u.field != "task"]
+    what_en = f"{verb_en} {name}" if name else verb_en
+    what_zh = f"{verb_zh} {name}" if name else verb_zh
+    return Assumed("task", task, Text(
+        en=f"The question says neither training nor serving: sized as {what_en}{method_en} ({task}). To size serving "
+           "it, say 'serve' / 'inference' (or what it is for, e.g. 'as a code assistant'); to train, say 'fine-tune'.",
+        zh=f"问题中没有说明是训练还是部署：按{what_zh}{method_zh}（{task}）估算。如需按部署估算，请写“部署 / 推理”（或用途，"
+           "如“做代码助手”）；如需训练，请写“微调 / 训练”。"))
+
+
 def _assume(s: Scanner) -> list[Assumed]:
-    assumed = []
+    assumed = [a for a in (_assume_training(s),) if a is not None]
     if "task" not in s.fields:
         s.fields["task"] = DEFAULT_TASK
         assumed.append(Assumed("task", DEFAULT_TASK, Text(
@@ -109,15 +178,18 @@ def parse_question(text: str) -> ParsedQuestion:
     text = visible(text)  # no terminal escapes, bidi or zero-width characters in what is parsed and echoed
     lang = detect_lang(text)
     s = Scanner(text)
+    read_typos(s)
     implied = run_keywords(s)
     run_numeric(s)
+    find_population(s)
     finish_task(s, implied)
     _tidy(s)
+    population = resolve_population(s)
     _refuse_unsupported(s)
     if other_language(text):
         from gpu_advisor.ask.parsed import Hint
         s.hints.insert(0, Hint("language", "", Text(en=OTHER_LANGUAGE_NOTE, zh=OTHER_LANGUAGE_NOTE)))
-    assumed = _assume(s)
+    assumed = _assume(s) + population
     _refuse_no_job(s, assumed)
     _compared_gpus(s)
     _bare_image_size(s)
@@ -138,7 +210,7 @@ STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:e-?\d{1,3}
 MAX_STRAY = 20
 
 
-COMPARE_CUE = re.compile(r"还是|哪个|哪一个|哪种|对比|比较|相比|\bvs\.?\b|\bversus\b|\bor\b|\bcompare|\bwhich\b|\bbetter\b",
+COMPARE_CUE = re.compile(r"还是|哪个|区别|差别|差异|\bdifference\b|哪一个|哪种|对比|比较|相比|\bvs\.?\b|\bversus\b|\bor\b|\bcompare|\bwhich\b|\bbetter\b",
                          re.IGNORECASE)
 
 
@@ -151,9 +223,11 @@ def _compared_gpus(s: Scanner) -> None:
         return
     from gpu_advisor.ask.numeric import _catalog_gpu
 
+    from gpu_advisor.ask.families import mentioned_gpu
+
     kept = []
     for u in s.unused:
-        gpu = u.matched.strip().upper().replace(" ", "")
+        gpu = mentioned_gpu(u.matched) or u.matched.strip().upper().replace(" ", "")   # "gn8is": its GPU, L20
         if u.why.en.startswith("gpu_preference was already read") and gpu != str(first).upper() and _catalog_gpu(gpu):
             s.hints.append(Hint("gpu_compare", gpu, Text(en=f"Compared with {first}: {gpu}.", zh=f"与 {first} 对比：{gpu}。")))
         else:

@@ -42,8 +42,9 @@ def _asks_oom(parsed: ParsedQuestion) -> bool:
 
 def _off_catalog_gpu(parsed: ParsedQuestion) -> str | None:
     """A GPU the question names that the catalog does not sell by that name ("单张 4090 够吗", "one H20"), or None."""
-    if "gpu_preference" in parsed.workload_fields:
-        return None
+    preference = parsed.workload_fields.get("gpu_preference")
+    if preference is not None and not re.fullmatch(r"\d+GB", str(preference)):
+        return None   # a catalog GPU; a memory size alone may stand for a card the catalog lacks ("4090 24G")
     from gpu_advisor.ask.lexicon import load_lexicon
 
     for hint in parsed.hints:
@@ -58,6 +59,10 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     no answer about a 4090."""
     line = _verdict(parsed, rec)
     off = _off_catalog_gpu(parsed) if line is not None else None
+    local = next((u for u in parsed.unused if u.why.en.startswith(("local hardware", "CPU only"))), None)
+    if line is not None and local is not None:   # "Mac M2 上能跑吗": a yes on an A10 is no answer about the Mac
+        return Text(en=f"'{local.matched}' cannot be checked: gpu-advisor sizes Alibaba Cloud GPU instances. On those: {line.en}",
+                    zh=f"无法核对“{local.matched}”：gpu-advisor 只估算阿里云 GPU 实例。按阿里云 GPU：{line.zh}")
     if line is None or off is None:
         return line
     return Text(en=f"{off} cannot be checked: it is not sold under that name in Alibaba Cloud's catalog. On the "

@@ -219,8 +219,9 @@ def families() -> tuple[Family, ...]:
     return load_lexicon().families
 
 
-# a chunk: the family word and the version / size / variant tokens that follow it (bounded)
-CHUNK_TAIL = (r"(?:[\s\-_/]{0,2}(?:v?\d[\w.]*|\d+\s*x\s*\d+\s*b|[a-z]\d[\w.]*|instruct|chat|base|distill|moe|coder|math|"
+# a chunk: the family word and the version / size / variant tokens that follow it (bounded); a GPU count ("8xA100") is
+# no part of it ("8x7b" is)
+CHUNK_TAIL = (r"(?:[\s\-_/]{0,2}(?:(?!\d+\s*x\s*[a-z])v?\d[\w.]*|\d+\s*x\s*\d+\s*b|[a-z]\d[\w.]*|instruct|chat|base|distill|moe|coder|math|"
               r"turbo|pro|max|plus|lite|mini|small|medium|large|huge|tiny|nano|flash|preview|vl|omni|r\d|a\d+b))"
               r"{0,8}")
 
