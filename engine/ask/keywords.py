@@ -306,9 +306,9 @@ TRAINING_FIELDS = frozenset({"finetune_method", "lora_rank", "epochs", "training
 def _serving_load(s: Scanner) -> str | None:
     """The words of a serving load the question states (concurrent users, a request rate): a serving job."""
     for u in s.understood:
-        if u.field in ("concurrent_users", "requests_per_second"):
+        if u.field in ("concurrent_users", "requests_per_second", "output_tokens"):
             return u.matched
-    return None
+    return s.fields.get("_serving_prompt")
 
 
 def _earliest_task(s: Scanner, lex: Lexicon) -> tuple[str, re.Match[str]] | None:
