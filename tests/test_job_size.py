@@ -42,7 +42,7 @@ def test_image_size_gives_images_at_the_reference_datasets_bytes_per_image(task:
 def test_a_stated_sample_count_without_epochs_gets_the_named_datasets_or_the_tasks_schedule() -> None:
     """COCO's 1x (12 epochs), ADE20K's 160k iterations x 16 images (127 passes), ImageNet-21k's 90 epochs; an own
     dataset of 5,000 segmentation images: the 80k x 8 images of the reference schedule (128 passes); YOLO: the
-    trainer's 100; a prototype and a language model: one pass, said as an assumption."""
+    trainer's 100; a prototype and LLM pretraining: one pass, an LLM fine-tune 3, said as an assumption."""
     assert _job(task="object_detection", num_samples=8000).workload.epochs == 12
     assert _job(task="semantic_segmentation", num_samples=20210).workload.epochs == 127
     assert _job(task="image_classification", num_samples=14197122).workload.epochs == 90
@@ -51,7 +51,10 @@ def test_a_stated_sample_count_without_epochs_gets_the_named_datasets_or_the_tas
     assert _job(task="nlp_finetune", num_samples=50000).workload.epochs == 3
     assert _job(task="semantic_segmentation", stage="prototype", num_samples=500).workload.epochs is None
     llm = _job(task="llm_finetune", model="Qwen2.5 7B", num_samples=50000)
-    assert llm.workload.epochs == 1 and any("one pass" in t for t in _said(llm, "epochs"))
+    # an LLM fine-tune: the HF Trainer's / LLaMA-Factory's 3 epochs, said; pretraining: one pass
+    assert llm.workload.epochs == 3 and any("num_train_epochs=3.0" in t for t in _said(llm, "epochs"))
+    pre = _job(task="llm_pretrain", model="Qwen2.5 7B", num_samples=50000)
+    assert pre.workload.epochs is None   # timed as one pass by costing/timing.py, which says so
     assert _job(task="object_detection", num_samples=8000, epochs=36).workload.epochs == 36
 
 

@@ -350,12 +350,14 @@ def _serving_load(s: Scanner) -> str | None:
     """The words of a serving load the question states (concurrent users, a request rate, the people a model is for:
     "给公司200名员工用", a weight quantization without a training word): a serving job."""
     for u in s.understood:
-        if u.field in ("concurrent_users", "requests_per_second"):
+        if u.field in ("concurrent_users", "requests_per_second", "output_tokens"):
             return u.matched
         if u.field == "quantization" and u.value != "nf4":   # "不量化", "int8": a choice of weights to serve
             return u.matched
     population = s.fields.get("_population")   # a head count matters only to a service: people use a served model
-    return population[1] if population else None
+    if population:
+        return population[1]
+    return s.fields.get("_serving_prompt")   # "2k prompts", "4k-token prompts": the prompts a service is sent
 
 
 def _earliest_task(s: Scanner, lex: Lexicon) -> tuple[str, re.Match[str]] | None:

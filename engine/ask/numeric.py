@@ -144,10 +144,33 @@ def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
             # size), so that a yes / no is about that card and not about a bigger one
             mem = re.search(r"(\d{1,3})\s*(?:gb|g)\b", m.group(0), re.IGNORECASE | re.ASCII)
             if mem and _catalog_gpu(f"{mem.group(1)}GB"):
+                if _owned_or_asked(s, m):
+                    # "24G显存够吗", "I only have 24GB of VRAM": the memory of the user's card, checked as the card
+                    s.set("gpu_preference", f"{mem.group(1)}GB", m)
+                    if "num_gpus" not in s.fields:   # "24G显存": one card of that memory, unless a count was said
+                        s.set("num_gpus", 1, m, claim=False)
+                    s.hint("gpu_preference", m, f"'{m.group(0).strip()}' read as the GPU's memory: the advisor checks "
+                           f"whether a {mem.group(1)} GB card holds the job and uses it if so.",
+                           f"“{m.group(0).strip()}”理解为显卡的显存：顾问会核对 {mem.group(1)} GB 的卡能否放下此作业，能放下就按它推荐。",
+                           claim=False)
+                    return
                 s.set("gpu_preference", f"{mem.group(1)}GB", m, claim=False)
         s.hint(kind, m, f"'{m.group(0).strip()}' read as {what_en}: the advisor sizes it itself and will compare.",
                f"“{m.group(0).strip()}”理解为{what_zh}：顾问会自行估算并与之比较。")
     return handler
+
+
+_OWNED_BEFORE = re.compile(r"(?:有|只有|仅有|我的|手上|手里|\bhave|\bhas|\bonly|\bwith|\bmy|\bour)\s*(?:一张|一块|单卡|a|an|one)?\s*$",
+                           re.IGNORECASE)
+_ASKED_AFTER = re.compile(r"^\s*(?:的)?\s*(?:显卡|卡|gpu|card)?\s*(?:能|可以|够|行|跑得|装得|放得|\bis\b|\benough|\bsuffic|\bok\b)",
+                          re.IGNORECASE)
+
+
+def _owned_or_asked(s: Scanner, m: re.Match[str]) -> bool:
+    """A stated GPU memory that is the user's card ("我只有24G显存", "24G显存够吗", "is 24GB VRAM enough"), not a
+    figure the user read somewhere ("显存占用 20G")."""
+    return bool(_OWNED_BEFORE.search(s.text[max(0, m.start() - 12):m.start()])
+                or _ASKED_AFTER.match(s.text[m.end():m.end() + 16]))
 
 
 def card_memory(s: Scanner, m: re.Match[str]) -> None:
@@ -317,6 +340,18 @@ def prompt_output(s: Scanner, m: re.Match[str]) -> None:
     b = int(m.group("b")) * (1024 if m.group("kb") else 1)
     s.set("seq_len", a + b, m)
     s.set("output_tokens", b, m, claim=False)
+
+
+_TRAINING_WORDS = re.compile(r"train|fine[\s-]*tun|\bsft\b|lora|微调|训练|精调", re.IGNORECASE)
+
+
+def prompt_only(s: Scanner, m: re.Match[str]) -> None:
+    """"2k prompts": the prompt is the sequence's length (the output, not stated, adds to it)."""
+    num, k = (m.group("num"), m.group("k")) if m.group("num") else (m.group("num2"), m.group("k2"))
+    if m.group("num") and "token" not in m.group(0).lower() and _TRAINING_WORDS.search(s.text):
+        return   # "fine-tune on 10k prompts": a count of training samples, not a length
+    s.set("seq_len", int(num) * (1024 if k else 1), m)
+    s.fields["_serving_prompt"] = m.group(0).strip()   # a prompt is a serving load (keywords._serving_load)
 
 
 def resolution_pair(s: Scanner, m: re.Match[str]) -> None:
@@ -587,11 +622,14 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
     (lambda: r"(?<![\w.])(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:input|prompt|输入)\s*(?:tokens?)?\s*(?:,|、|and|\+|/|加)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*(?:output|completion|输出|生成)\s*(?:tokens?)?", prompt_output),
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
-    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度|\bctx(?:[\s_-]*(?:len|size))?)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
+    (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度|\bctx(?:[\s_-]*(?:len|size))?|(?<![视频音])长度(?=\s*(?:为|是|=|:)?\s*\d{3}))\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context|ctx\b)", seq_len),
+    # a serving prompt length without an output: "2k prompts", "4k-token prompts", "prompts of 2k tokens"
+    (lambda: r"(?<![\w.])(?P<num>\d{1,7})\s*(?P<k>k)?\s*(?:-?\s*tokens?)?\s*(?:-|\s)?\s*prompts?\b"
+             r"|\bprompts?\s*(?:of|length|len|长度)\s*(?:is|of|=|:)?\s*(?P<num2>\d{1,7})\s*(?P<k2>k)?", prompt_only),
     # resolution
     (lambda: r"(?<![\w.])(?P<a>\d{2,5})\s*(?:x|\*|by|乘)\s*(?P<b>\d{2,5})(?![\w.])", resolution_pair),
-    (lambda: r"(?<![\w.])(?P<res>[248])\s*(?P<k>k)\b(?!\s*(?:张|条|个|样本|steps?|iters?|tokens?|context|上下文|元|块))", resolution_named),
+    (lambda: r"(?<![\w.])(?P<res>[248])\s*(?P<k>k)\b(?!\s*(?:张|条|个|样本|steps?|iters?|tokens?|context|上下文|元|块|prompts?|提示))", resolution_named),
     (lambda: r"(?<![\w.])(?P<res>720|1080|1440|2160)\s*p\b", resolution_named),
     # Ultralytics' own spellings: imgsz=640 (yolo CLI / model.train), --img 640 / --img-size (yolov5 train.py)
     (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size|imgsz|--img(?:[\s_-]*size)?|img[\s_-]*size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),

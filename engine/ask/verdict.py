@@ -151,12 +151,30 @@ def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     parts = bad + unknown + ok
     body_en = "; ".join(p[0] for p in parts)
     body_zh = "；".join(p[1] for p in parts)
+    if stated & {"budget_total", "deadline_hours"} and (sized := _job_size_defaults(rec)):
+        # the job total and the time rest on a job size the user did not state: the verdict says so
+        body_en += f" (assumed, not stated: {', '.join(s[0] for s in sized)})"
+        body_zh += f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）"
     if bad:
         return Text(en=f"No: the leading option {what_en} misses a stated limit: {body_en}.",
                     zh=f"不行：首选方案 {what_zh} 不满足所述限制：{body_zh}。")
     if unknown:
         return Text(en=f"Cannot say yes or no: on {what_en}, {body_en}.", zh=f"无法确定：{what_zh}，{body_zh}。")
     return Text(en=f"Yes: {what_en}, {body_en}.", zh=f"可以：{what_zh}，{body_zh}。")
+
+
+def _job_size_defaults(rec: Any) -> list[tuple[str, str]]:
+    """The assumed job size (epochs, a typical dataset) behind a job's time and total, as (en, zh) phrases."""
+    out = []
+    for a in getattr(rec, "assumptions", None) or []:
+        if a.code == "default_epochs" and a.value is not None:
+            out.append((f"{float(a.value):g} epochs", f"{float(a.value):g} 轮"))
+        elif a.code == "default_dataset" and a.value is not None:
+            wl = getattr(rec, "workload", None) or {}
+            ep = wl.get("epochs") if isinstance(wl, dict) else getattr(wl, "epochs", None)
+            out.append((f"{int(a.value):,} samples" + (f" x {float(ep):g} epochs" if ep else ""),
+                        f"{int(a.value):,} 个样本" + (f" × {float(ep):g} 轮" if ep else "")))
+    return out
 
 
 def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:

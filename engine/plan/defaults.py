@@ -239,6 +239,12 @@ def _named_schedule(w: Workload) -> dict[str, Any] | None:
     return None
 
 
+# LLM fine-tuning epochs when none are stated: transformers TrainingArguments.num_train_epochs = 3.0
+# (src/transformers/training_args.py) and LLaMA-Factory examples/train_lora/llama3_lora_sft.yaml, train_full/*.yaml
+# (num_train_epochs: 3.0).
+LLM_FINETUNE_EPOCHS = 3
+
+
 def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) -> tuple[dict[str, Any], list[Note]]:
     """Epochs for a vision training job whose sample count is known (stated, or from a named dataset) but whose epochs
     are not: the model's own trainer default, else the named dataset's published schedule, else the task's typical
@@ -250,12 +256,19 @@ def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) ->
     samples = int(w.num_samples or 0)
     if samples <= 0:
         return {}, []
-    if w.task in (Task.llm_finetune, Task.llm_pretrain):   # one pass, said as an assumption (it decides time and cost)
+    if w.task == Task.llm_pretrain:   # one pass over the corpus, said as an assumption (it decides time and cost)
         return {"epochs": 1.0}, [note(
             "default_epochs", f"Epochs not given: time and cost are for one pass over the {samples:,} samples; "
-            "multiply by the epochs you train (LLaMA-Factory and the HF Trainer default to 3).",
-            f"未给出训练轮数：时间与费用按遍历 {samples:,} 个样本一次计；请乘以实际轮数（LLaMA-Factory 与 HF Trainer 默认 3 轮）。",
-            "epochs", 1.0)]
+            "multiply by the epochs you train.",
+            f"未给出训练轮数：时间与费用按遍历 {samples:,} 个样本一次计；请乘以实际轮数。", "epochs", 1.0)]
+    if w.task == Task.llm_finetune:   # the fine-tuning frameworks' own default, said as an assumption
+        return {"epochs": float(LLM_FINETUNE_EPOCHS)}, [note(
+            "default_epochs", f"Epochs not given: time and cost assume {LLM_FINETUNE_EPOCHS} epochs over the {samples:,} "
+            "samples, the default of the HF Trainer (TrainingArguments num_train_epochs=3.0) and of LLaMA-Factory's "
+            "examples (num_train_epochs: 3.0); for one pass divide by 3.",
+            f"未给出训练轮数：时间与费用按 {samples:,} 个样本训练 {LLM_FINETUNE_EPOCHS} 轮估算（HF Trainer 的 "
+            "TrainingArguments num_train_epochs=3.0 与 LLaMA-Factory 示例配置 num_train_epochs: 3.0 的默认值）；只训一轮请除以 3。",
+            "epochs", float(LLM_FINETUNE_EPOCHS))]
     named = _named_schedule(w)
     if trainer_epochs is not None:
         epochs, why_en, why_zh = float(trainer_epochs[0]), f"the trainer's default ({trainer_epochs[1]})", \
