@@ -199,7 +199,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
 
 
 _NO_INTERNODE = {"rdma_required": False, "internode_known": False, "internode_gb_step": 0.0, "step_compute_ms": "none", "tcp_gbit_s": 0.0,
-                 "tcp_slowdown": "none", "rdma_slowdown": "none"}
+                 "tcp_slowdown": "none", "tcp_mid_slowdown": 0.0, "rdma_slowdown": "none"}
 
 
 def _internode_facts(c: Any) -> dict[str, Any]:
@@ -214,7 +214,8 @@ def _internode_facts(c: Any) -> dict[str, Any]:
     ms = (v.compute_s[0] * 1e3, v.compute_s[1] * 1e3)
     return {"rdma_required": v.required, "internode_known": True, "internode_gb_step": round(v.gb_per_step, 2),
             "step_compute_ms": f"{ms[0]:.0f}-{ms[1]:.0f}", "tcp_gbit_s": v.tcp_gbit_s,
-            "tcp_slowdown": band(v.tcp_slowdown), "rdma_slowdown": band(v.rdma_slowdown)}
+            "tcp_slowdown": band(v.tcp_slowdown), "tcp_mid_slowdown": round(v.tcp_mid, 2),
+            "rdma_slowdown": band(v.rdma_slowdown)}
 
 
 def _zero3_gib(c: Any, job: Job) -> float:

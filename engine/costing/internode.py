@@ -10,11 +10,11 @@ TCP     = network_gbit_s / 8 x basis.LINK_TCP (NCCL's socket transport, measured
 The step over a link takes between full overlap (max of compute and traffic) and none (their sum); the slowdown is
 that step over the compute alone: (max(1, fastest traffic / slowest compute), 1 + slowest traffic / fastest compute).
 
-RDMA is required when even the fast end of the TCP slowdown reaches REQUIRED_SLOWDOWN = 1 / 0.80 = 1.25x: with full
-overlap and NCCL's socket transport at its best the traffic then outlasts the compute by a quarter, so at least 20 %
-of every GPU-hour waits on the network, worse at best than the slow end of the scaling efficiency measured across
-instances over RDMA (basis.SCALING_RDMA: 80-90 %, Horovod / Goyal et al.). Otherwise RDMA is recommended, not
-required, and the answer states the slowdown.
+RDMA is required when, at the central estimate (the middle of the TCP efficiency band against the middle of the
+compute range) and with full overlap, the step over TCP is REQUIRED_SLOWDOWN = 1 / 0.80 = 1.25x its compute or more:
+the traffic then outlasts the compute by a quarter, so at least 20 % of every GPU-hour waits on the network, worse
+than the slow end of the scaling efficiency measured across instances over RDMA (basis.SCALING_RDMA: 80-90 %,
+Horovod / Goyal et al.). Otherwise RDMA is recommended, not required, and the answer states the slowdown band.
 """
 
 from __future__ import annotations
@@ -37,10 +37,11 @@ class Internode:
     tcp_slowdown: tuple[float, float]       # step over TCP / compute alone
     rdma_gbit_s: float | None               # the type's RDMA (or, for eRDMA without a figure, network) rate
     rdma_slowdown: tuple[float, float] | None
+    tcp_mid: float                          # central TCP step (full overlap) / central compute
 
     @property
     def required(self) -> bool:
-        return self.tcp_slowdown[0] >= REQUIRED_SLOWDOWN
+        return self.tcp_mid >= REQUIRED_SLOWDOWN
 
 
 def _slowdown(seconds_fast: float, seconds_slow: float, compute: tuple[float, float]) -> tuple[float, float]:
@@ -82,7 +83,9 @@ def internode(candidate: Any) -> Internode | None:
     if rdma_gbit:
         rate = rdma_gbit / 8.0 * 1e9
         rdma_slow = _slowdown(moved / (rate * basis.LINK_NETWORK.high), moved / (rate * basis.LINK_NETWORK.low), compute)
-    return Internode(moved / 1e9, compute, float(t.network_gbit_s), tcp_slow, rdma_gbit, rdma_slow)
+    mid_eff = (basis.LINK_TCP.low + basis.LINK_TCP.high) / 2.0
+    tcp_mid = max(1.0, moved / (tcp * mid_eff) / ((compute[0] + compute[1]) / 2.0))
+    return Internode(moved / 1e9, compute, float(t.network_gbit_s), tcp_slow, rdma_gbit, rdma_slow, tcp_mid)
 
 
 def rdma_required(candidate: Any) -> bool:

@@ -529,8 +529,9 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                 continue
             rejected.append(Rejection(gpu, Text(
                 en="needs several instances, whose traffic over plain TCP would make every step at least 1.25x its "
-                   "compute even at best (RDMA required), and no type of this GPU has RDMA and is positioned for training",
-                zh="需要多台实例，其通信走普通 TCP 网络时每步即使最好也至少是纯计算的 1.25 倍（必须 RDMA），而该 GPU 没有既支持 RDMA 又定位于训练的规格")))
+                   "compute at the central estimate (RDMA required), and no type of this GPU has RDMA and is positioned "
+                   "for training",
+                zh="需要多台实例，其通信走普通 TCP 网络时每步按中间估计至少是纯计算的 1.25 倍（必须 RDMA），而该 GPU 没有既支持 RDMA 又定位于训练的规格")))
             continue
         if w.task == Task.inference and variant.workload.quantization != w.quantization:
             cands += _as_asked(job_w, gpu, types, max_per_node, memo, gpu_chains, hosts, prices, tp_ok)
