@@ -240,10 +240,11 @@ def _tensor_parallel_ok(w: Workload, profile: Any) -> Callable[[int], bool]:
 
 
 def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: int,
-               tp_ok: Callable[[int], bool] = lambda n: True) -> Callable[[int], bool]:
+               tp_ok: Callable[[int], bool] = lambda n: True, rdma_only: bool = False) -> Callable[[int], bool]:
     """Whether ``n`` GPUs of this model can be laid out on the catalog's types: a type with that many per instance,
     and for several instances one with RDMA that Alibaba positions for training; serving: a tensor-parallel size the
-    model's heads allow."""
+    model's heads allow. ``rdma_only``: several instances only on types with RDMA (the retry when the traffic of the
+    first fit over TCP needs RDMA and this GPU has no such type: a sharded layout on fewer instances may still hold)."""
     def ok(n: int) -> bool:
         if not tp_ok(n):
             return False
@@ -251,7 +252,8 @@ def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: 
         same = types.get(per_node, [])
         if nodes == 1:
             return bool(same)
-        return any("training" in t.intended_use_tags for t in same)  # RDMA or not: _candidates_for weighs the traffic
+        # RDMA or not: _candidates_for weighs the traffic over TCP
+        return any("training" in t.intended_use_tags and (not rdma_only or t.rdma != "none") for t in same)
     return ok
 
 
@@ -505,6 +507,14 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
         variant, estimate, tight = found
         variant, estimate, zero3 = _best_stage(job_w, gpu, max_per_node, memo, gpu_chains, variant, estimate, tight)
         cands = _candidates_for(job_w, gpu, types, max_per_node, variant, estimate, prices, hosts, tight)
+        if not cands and _layout(variant.gpus, max_per_node, w.num_nodes)[0] > 1:
+            # the TCP types of this layout cannot carry its traffic (costing/internode.py): the first fit on layouts
+            # with RDMA, or on one instance, instead
+            retry = _first_fit(job_w, gpu, max_per_node, memo, gpu_chains,
+                               _placeable(job_w, types, max_per_node, tp_ok, rdma_only=True))
+            if retry is not None and retry[0] != variant:
+                variant, estimate, zero3 = _best_stage(job_w, gpu, max_per_node, memo, gpu_chains, *retry)
+                cands = _candidates_for(job_w, gpu, types, max_per_node, variant, estimate, prices, hosts, retry[2])
         for c in cands:
             c.zero3_gib = zero3
         for c in cands:
