@@ -170,7 +170,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
         return {"has_plan": False, "gpu_id": "none", "gpu_mem_gib": 0.0, "gpu_arch": "none", "gpu_bf16": False,
                 "gpu_fp8": False, "gpu_nvlink": False, "gpu_count": 0, "nodes": 0 if job.cpu_only else 1,
                 "gpus_per_node": 0, "multi_gpu": False, "multi_node": False, "instance_type": "none",
-                "instance_family": "none", "instance_rdma": "none", "instance_vcpu": 0, "instance_ram_gib": 0.0,
+                "instance_family": "none", "instance_rdma": "none", **_NO_INTERNODE, "instance_vcpu": 0, "instance_ram_gib": 0.0,
                 "vgpu": False, "vcpu_short": False, "ram_short": False, "upper_fits": False,
                 "gpu_name": "none", "tight": False, "needs_large_card": False, "weights_total_gb": 0.0,
                 "weights_load_min": 0.0,
@@ -188,7 +188,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "gpu_fp8": bool(gpu.supports_fp8), "gpu_nvlink": bool(t.nvlink), "gpu_count": c.total_gpus,
             "nodes": c.nodes, "gpus_per_node": c.gpus_per_node, "multi_gpu": c.total_gpus > 1,
             "multi_node": c.nodes > 1, "instance_type": t.type, "instance_family": t.family,
-            "instance_rdma": t.rdma, "instance_vcpu": int(t.vcpu), "instance_ram_gib": float(t.memory_gib),
+            "instance_rdma": t.rdma, **_internode_facts(c), "instance_vcpu": int(t.vcpu), "instance_ram_gib": float(t.memory_gib),
             "vgpu": bool(t.vgpu), "fit_step": c.variant.step,
             "vcpu_short": t.vcpu < c.vcpu_need, "ram_short": t.memory_gib < c.ram_need_gib,
             "planned_mem_gib": round(c.estimate.device_total_gib, 2), "headroom_pct": c.headroom_pct,
@@ -200,6 +200,26 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "planned_sharding": enum_value(c.variant.workload.distributed, "none"),
             "zero3_mem_gib": round(_zero3_gib(c, job), 1),
             **_kv_capacity_facts(c, job)}
+
+
+_NO_INTERNODE = {"rdma_required": False, "internode_known": False, "internode_gb_step": 0.0, "step_compute_ms": "none", "tcp_gbit_s": 0.0,
+                 "tcp_slowdown": "none", "tcp_mid_slowdown": 0.0, "rdma_slowdown": "none"}
+
+
+def _internode_facts(c: Any) -> dict[str, Any]:
+    """Multi-node: whether RDMA is required and the figures behind it (costing/internode.py)."""
+    from gpu_advisor.costing.internode import band, internode
+
+    if c.nodes <= 1:
+        return {**_NO_INTERNODE, "tcp_gbit_s": float(c.instance.network_gbit_s or 0.0)}
+    v = internode(c)
+    if v is None:
+        return {**_NO_INTERNODE, "rdma_required": True, "tcp_gbit_s": float(c.instance.network_gbit_s or 0.0)}
+    ms = (v.compute_s[0] * 1e3, v.compute_s[1] * 1e3)
+    return {"rdma_required": v.required, "internode_known": True, "internode_gb_step": round(v.gb_per_step, 2),
+            "step_compute_ms": f"{ms[0]:.0f}-{ms[1]:.0f}", "tcp_gbit_s": v.tcp_gbit_s,
+            "tcp_slowdown": band(v.tcp_slowdown), "tcp_mid_slowdown": round(v.tcp_mid, 2),
+            "rdma_slowdown": band(v.rdma_slowdown)}
 
 
 def _zero3_gib(c: Any, job: Job) -> float:

@@ -102,10 +102,12 @@ def test_a_deadline_that_cannot_be_met_says_why_with_numbers_and_no_budget_is_in
 
 
 # --- 19 / 7: "两台机器，每台8卡" ------------------------------------------------------------------------------------
-def test_machines_times_gpus_is_honoured_over_rdma() -> None:
+def test_machines_times_gpus_is_honoured_with_the_network_verdict() -> None:
+    # a default classifier's DDP gradients are small against its step: over TCP RDMA is recommended, not required
     rec = recommend({"task": "image_classification", "num_nodes": 2, "num_gpus": 16, "lang": "zh"})
-    assert (rec.instance.nodes, rec.instance.gpus_per_node) == (2, 8) and rec.instance.rdma != "none"
-    assert "NET-MULTINODE" in _fired(rec) and "NET-SINGLE" not in _fired(rec)
+    assert (rec.instance.nodes, rec.instance.gpus_per_node) == (2, 8)
+    assert "NET-TCP-OK" in _fired(rec) and "NET-SINGLE" not in _fired(rec) and "NET-MULTINODE" not in _fired(rec)
+    assert "RDMA 建议但非必须" in rec.render("zh")
 
 
 def test_num_gpus_must_divide_by_num_nodes_in_both_languages() -> None:

@@ -57,12 +57,13 @@ def test_segformer_b5_high_resolution_needs_big_cards_or_several_gpus(advise):
         assert any(o.gpu_memory_gib >= 80 for o in rec.alternatives)
 
 
-def test_swin_l_on_16_gpus_is_multi_node_with_rdma_named(advise):
+def test_swin_l_on_16_gpus_is_multi_node_with_the_rdma_verdict_named(advise):
+    # 0.4 GB of DDP gradients per step against ~0.6-1.9 s of compute: over 64 Gbit/s TCP at most ~1.3x (internode.py)
     rec = advise(SWIN_L)
     assert rec.instance.nodes >= 2
-    assert rec.instance.rdma in ("erdma", "roce")
-    assert "NET-MULTINODE" in fired(rec)
-    assert "RDMA" in rec.render("en")
+    assert "NET-TCP-OK" in fired(rec) and "NET-MULTINODE" not in fired(rec)
+    text = rec.render("en")
+    assert "RDMA is recommended, not required" in text and "Gbit/s" in text
 
 
 def test_llama_full_and_lora_tiers_follow_their_gpu_counts(advise):

@@ -498,9 +498,9 @@ def nodes_only(s: Scanner, m: re.Match[str]) -> None:
 
 
 def multi_node(s: Scanner, m: re.Match[str]) -> None:
-    s.hint("multi_node", m, "Multi-node training: the nodes need a fast interconnect (RDMA / eRDMA) for the "
-           "gradient all-reduce; say how many nodes to size it.",
-           "多机训练：节点之间需要高速互联（RDMA / eRDMA）做梯度同步；请说明几台机器以便估算。")
+    s.hint("multi_node", m, "Multi-node training: whether the nodes need RDMA / eRDMA depends on the gradient "
+           "traffic per step against its compute; say how many nodes to size it.",
+           "多机训练：节点之间是否必须 RDMA / eRDMA 取决于每步梯度通信量与计算时间之比；请说明几台机器以便估算。")
 
 
 def iterations(s: Scanner, m: re.Match[str]) -> None:

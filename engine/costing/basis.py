@@ -181,6 +181,17 @@ LINK_NETWORK = LinkEfficiency(0.70, 0.90, Text(
        "instances reaches: 70-90 % (assumption)",
     zh="跨实例环形集合通信能达到的实例 RDMA（未给出 RDMA 数值时为网络）带宽比例：70–90 %（假设）"))
 
+# Inter-node traffic over plain TCP (NCCL's socket transport, no RDMA): measured all-reduce bus bandwidth against the
+# wire rate. costing/internode.py decides from it whether a multi-node job needs RDMA.
+SRC_NCCL_TCP = ("NVIDIA/nccl issue #450 (2021-01-05): 4 x 8 V100 over 100 Gbit/s TCP, nccl-tests all_reduce 8-128 MB, "
+                "best bus bandwidth 4-6 GB/s (32-48 % of 12.5 GB/s); NVIDIA/nccl issue #209 (2019-04-19): 'not been "
+                "able to reliably obtain more than 60% of wire speed over 32Gpbs networks'")
+LINK_TCP = LinkEfficiency(0.30, 0.60, Text(
+    en="share of the instance's network bandwidth NCCL's socket (TCP) transport reaches in an all-reduce across "
+       "instances: 30-60 % (measured 32-48 % on 100 Gbit/s, at most 60 % on 32 Gbit/s)",
+    zh="NCCL 套接字（TCP）传输在跨实例 all-reduce 中能达到的实例网络带宽比例：30–60 %（100 Gbit/s 实测 32–48 %，"
+       "32 Gbit/s 上最多 60 %）"), (SRC_NCCL_TCP,))
+
 # LoRA / QLoRA: forward 2N + input gradients 2N, no weight gradients for the frozen base (adapters are negligible).
 LORA_FLOPS_FACTOR = 4 / 6
 

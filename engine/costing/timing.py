@@ -247,11 +247,9 @@ def _traffic_micro_batch(candidate: Any, job: Any) -> int:
     planned = max(1, candidate.variant.workload.batch_size_per_gpu or 1)
     if getattr(job.original, "batch_size_per_gpu", None) is not None:
         return planned
-    from gpu_advisor.plan.planner import upper_gib  # the planner's margin (imported late: the planner is heavier)
-
     breakdown = candidate.estimate.breakdown
     per_sample = (breakdown.get("activations", 0.0) + breakdown.get("transient", 0.0)) / planned
-    room = 0.95 * (candidate.gpu.memory_gb or 0.0) - upper_gib(candidate.estimate)
+    room = 0.95 * (candidate.gpu.memory_gb or 0.0) - candidate.upper_gib  # the planner's margin (planner.upper_gib)
     if per_sample <= 0 or room <= 0:
         return planned
     return int(min(MAX_TRAFFIC_MICRO_BATCH, planned + room // per_sample))

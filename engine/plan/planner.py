@@ -2,7 +2,8 @@
 
 For every GPU model the catalog sells, walk the mitigation chain (ladder.py) until the estimated device
 memory fits the card with FIT_HEADROOM to spare, then pick that GPU's instance types that carry the GPU
-count, have the vCPU and RAM the data pipeline needs, and RDMA when the job spans instances. Options are
+count, have the vCPU and RAM the data pipeline needs, and RDMA when the job spans instances and its traffic over TCP
+would dominate (costing/internode.py). Options are
 ranked by effective hourly cost (price x nodes x the chain's time factor); options without a price in the
 region come after priced ones. Every rejected GPU is kept with its reason.
 """
@@ -239,10 +240,11 @@ def _tensor_parallel_ok(w: Workload, profile: Any) -> Callable[[int], bool]:
 
 
 def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: int,
-               tp_ok: Callable[[int], bool] = lambda n: True) -> Callable[[int], bool]:
+               tp_ok: Callable[[int], bool] = lambda n: True, rdma_only: bool = False) -> Callable[[int], bool]:
     """Whether ``n`` GPUs of this model can be laid out on the catalog's types: a type with that many per instance,
     and for several instances one with RDMA that Alibaba positions for training; serving: a tensor-parallel size the
-    model's heads allow."""
+    model's heads allow. ``rdma_only``: several instances only on types with RDMA (the retry when the traffic of the
+    first fit over TCP needs RDMA and this GPU has no such type: a sharded layout on fewer instances may still hold)."""
     def ok(n: int) -> bool:
         if not tp_ok(n):
             return False
@@ -250,7 +252,8 @@ def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: 
         same = types.get(per_node, [])
         if nodes == 1:
             return bool(same)
-        return any(t.rdma != "none" and "training" in t.intended_use_tags for t in same)
+        # RDMA or not: _candidates_for weighs the traffic over TCP
+        return any("training" in t.intended_use_tags and (not rdma_only or t.rdma != "none") for t in same)
     return ok
 
 
@@ -342,13 +345,17 @@ def _candidates_for(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]],
         host = hosts[key] = estimate_host(variant.workload, per_node, estimate)  # estimate is this variant's
     out = []
     for t in same_count:
-        if nodes > 1 and (t.rdma == "none" or "training" not in t.intended_use_tags):
-            continue  # multi-node training needs RDMA and a family Alibaba positions for training
+        if nodes > 1 and "training" not in t.intended_use_tags:
+            continue  # multi-node training needs a family Alibaba positions for training
         if variant.workload.cpu_offload and t.memory_gib < host.ram_gib:
             continue  # offloaded states live in host RAM: a type without that RAM cannot run the plan at all
         price = prices.get(t.type)
         cand = Candidate(gpu, t, variant, estimate, nodes, per_node, host.vcpu, host.ram_gib, host.formula, price,
                          tight=tight, quantized=variant.workload.quantization != w.quantization)
+        if nodes > 1 and t.rdma == "none":
+            from gpu_advisor.costing.internode import rdma_required  # costing imports the plan's ladder: used late
+            if rdma_required(cand):
+                continue  # over this type's TCP network the traffic would dominate the step (costing/internode.py)
         if t.vcpu < host.vcpu:
             cand.shortfalls.append(Text(en=f"{t.vcpu} vCPU < {host.vcpu} needed by the data pipeline",
                                         zh=f"{t.vcpu} vCPU 少于数据流水线所需的 {host.vcpu}"))
@@ -502,6 +509,14 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
         variant, estimate, tight = found
         variant, estimate, zero3 = _best_stage(job_w, gpu, max_per_node, memo, gpu_chains, variant, estimate, tight)
         cands = _candidates_for(job_w, gpu, types, max_per_node, variant, estimate, prices, hosts, tight)
+        if not cands and _layout(variant.gpus, max_per_node, w.num_nodes)[0] > 1:
+            # the TCP types of this layout cannot carry its traffic (costing/internode.py): the first fit on layouts
+            # with RDMA, or on one instance, instead
+            retry = _first_fit(job_w, gpu, max_per_node, memo, gpu_chains,
+                               _placeable(job_w, types, max_per_node, tp_ok, rdma_only=True))
+            if retry is not None and retry[0] != variant:
+                variant, estimate, zero3 = _best_stage(job_w, gpu, max_per_node, memo, gpu_chains, *retry)
+                cands = _candidates_for(job_w, gpu, types, max_per_node, variant, estimate, prices, hosts, retry[2])
         for c in cands:
             c.zero3_gib = zero3
         for c in cands:
@@ -519,9 +534,16 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
                        f"({hosts[(variant.workload, per_node)].ram_gib:.0f} GiB)",
                     zh=f"只有 CPU 卸载才放得下，而该 GPU 没有内存足够的规格（需 {hosts[(variant.workload, per_node)].ram_gib:.0f} GiB）")))
                 continue
+            if not any("training" in t.intended_use_tags for t in types.get(per_node, [])):
+                rejected.append(Rejection(gpu, Text(
+                    en="needs several instances, but no type of this GPU is positioned for training",
+                    zh="需要多台实例，但该 GPU 没有定位于训练的规格")))
+                continue
             rejected.append(Rejection(gpu, Text(
-                en="needs several instances, but no type of this GPU has RDMA and is positioned for training",
-                zh="需要多台实例，但该 GPU 没有既支持 RDMA 又定位于训练的规格")))
+                en="needs several instances, whose traffic over plain TCP would make every step at least 1.25x its "
+                   "compute at the central estimate (RDMA required), and no type of this GPU has RDMA and is positioned "
+                   "for training",
+                zh="需要多台实例，其通信走普通 TCP 网络时每步按中间估计至少是纯计算的 1.25 倍（必须 RDMA），而该 GPU 没有既支持 RDMA 又定位于训练的规格")))
             continue
         if w.task == Task.inference and variant.workload.quantization != w.quantization:
             cands += _as_asked(job_w, gpu, types, max_per_node, memo, gpu_chains, hosts, prices, tp_ok)

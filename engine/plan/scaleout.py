@@ -1,9 +1,10 @@
-"""Scale a plan out until it meets the stated deadline: more GPUs in one instance, then more instances over RDMA.
+"""Scale a plan out until it meets the stated deadline: more GPUs in one instance, then more instances.
 
 The planner sizes each GPU model by memory alone (the fewest GPUs that hold the job). When the user gives a
 deadline and has not fixed the GPU count, each GPU model's plan that misses it (mid estimate, costing/timing.py)
 is replaced by the same plan on twice the GPUs, again and again up to ladder.MAX_TOTAL_GPUS, until its time fits;
-beyond one instance only types with RDMA that Alibaba positions for training qualify (planner._candidates_for).
+beyond one instance only types Alibaba positions for training qualify, with RDMA where the traffic over TCP would
+dominate (planner._candidates_for, costing/internode.py).
 What cannot be met is said with the numbers: the best time reached and on how many GPUs.
 """
 
@@ -148,8 +149,9 @@ def scale_for_deadline(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
     elif the_plan.chosen.scaled_from and not the_plan.chosen.misses_deadline:
         c = the_plan.chosen
         hours = _mid_hours(c, job) or 0.0
-        nodes_en = f" on {c.nodes} machines connected over RDMA" if c.nodes > 1 else " in one instance"
-        nodes_zh = f"，{c.nodes} 台机器经 RDMA 互联" if c.nodes > 1 else "，单台实例"
+        link_en, link_zh = ("RDMA", "RDMA") if c.instance.rdma != "none" else ("TCP", "TCP")
+        nodes_en = f" on {c.nodes} machines connected over {link_en}" if c.nodes > 1 else " in one instance"
+        nodes_zh = f"，{c.nodes} 台机器经 {link_zh} 互联" if c.nodes > 1 else "，单台实例"
         the_plan.deadline_notes.append(Text(
             en=f"To finish within the {deadline:g} h deadline the plan uses {c.total_gpus} × {c.gpu.display_name}"
                f"{nodes_en} (memory alone needs {c.scaled_from}): about {hours:,.0f} h (mid estimate).",
@@ -175,8 +177,8 @@ def _cannot(catalog: Catalog, deadline: float, best: tuple[float, int, Candidate
         limit_zh = f"本工具单个作业最多规划 {MAX_TOTAL_GPUS} 张 GPU（且扩展到这个规模时并非线性加速）"
     elif gpus <= max_per_node:
         limit_en = (f"one instance carries at most {max_per_node} of them and the catalog has no multi-machine type of "
-                    "this GPU with RDMA that Alibaba positions for training")
-        limit_zh = f"单台实例最多 {max_per_node} 张，而目录中没有该 GPU 带 RDMA、定位于训练的多机规格"
+                    "this GPU that Alibaba positions for training (with RDMA where the traffic needs it)")
+        limit_zh = f"单台实例最多 {max_per_node} 张，而目录中没有该 GPU 定位于训练（通信需要时带 RDMA）的多机规格"
     else:
         limit_en = f"more than {gpus} of them did not fit the job or had no usable instance layout"
         limit_zh = f"超过 {gpus} 张时作业放不下或没有可用的实例组合"

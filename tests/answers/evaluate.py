@@ -201,8 +201,13 @@ def _sized(res: Result, rec: Any) -> None:
     if case.get("holds"):
         upper = rec.planned_memory.allocated_upper_gib if rec.planned_memory else per_gpu
         res.checks["holds"] = (upper <= inst.gpu_memory_gib, f"upper estimate {upper} GiB on {inst.gpu_memory_gib} GB cards")
-    if case.get("rdma"):
-        res.checks["rdma"] = (inst.nodes > 1 and inst.rdma not in (None, "none"), f"{inst.nodes} node(s), rdma {inst.rdma}")
+    if "rdma" in case:  # true: RDMA required (and on the leading option); false: multi-node, recommended, not required
+        fired = {e.rule_id for e in rec.trace}
+        verdict = ("NET-MULTINODE" in fired or "NET-RDMA-UNSIZED" in fired) and "NET-TCP-OK" not in fired
+        ok = inst.nodes > 1 and (verdict and inst.rdma not in (None, "none") if case["rdma"] else
+                                 "NET-TCP-OK" in fired and not verdict)
+        res.checks["rdma"] = (ok, f"{inst.nodes} node(s), rdma {inst.rdma}, network rules "
+                                  f"{sorted(r for r in fired if r.startswith('NET-'))}")
     if "min_gpus" in case:
         res.checks["min_gpus"] = (inst.total_gpus >= case["min_gpus"], f"{inst.total_gpus} GPUs, want >= {case['min_gpus']}")
     if "max_gpus" in case:
