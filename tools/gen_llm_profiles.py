@@ -73,6 +73,8 @@ def build() -> tuple[dict, list[str]]:
         if m.get("same_shape"):
             entry["same_shape"] = m["same_shape"]
             entry["same_shape_source"] = m["same_shape_source"]
+            if m.get("same_shape_max_seq"):
+                entry["same_shape_max_seq"] = m["same_shape_max_seq"]
         out[key] = entry
     return {"as_of": as_of, "models": out}, errors
 

@@ -251,6 +251,9 @@ class TransformerSpec(BaseModel):
     # with this profile and the answer says so; same_shape_source says where their base model is stated
     same_shape: list[str] = []
     same_shape_source: str | None = None
+    # a same_shape name whose config.json states another context window (Meta-Llama-3-70B: 8192 on Llama 3.1 70B's
+    # layer shapes): that window is the named model's (context_of), the shapes are this profile's
+    same_shape_max_seq: dict[str, int] = {}
     # what the encoder is trained and served as: a text-embedding (bi-encoder) or a reranker (cross-encoder) model;
     # their fine-tuning runs several sequences per sample (engine/memory/jobdefaults.py EMBEDDER_RECIPE)
     role: Literal["embedding", "reranker"] | None = None
@@ -458,6 +461,14 @@ def shape_borrowed_by(name: str, key: str) -> str | None:
     spec = knowledge().transformers[key]
     folded = {norm(candidate) for candidate in (name, name.split("/")[-1])}
     return next((other for other in spec.same_shape if norm(other) in folded), None)
+
+
+def context_of(name: str | None, key: str) -> int:
+    """The context window (tokens) of the model ``name`` names, estimated with transformer ``key``: its own
+    max_position_embeddings, or the one recorded for a same_shape name whose config states another."""
+    spec = knowledge().transformers[key]
+    other = shape_borrowed_by(name, key) if name else None
+    return int(spec.same_shape_max_seq.get(other, spec.max_seq) if other else spec.max_seq)
 
 
 def suggestions(name: str, pool: str) -> list[str]:

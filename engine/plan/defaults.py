@@ -15,7 +15,7 @@ from typing import Any
 
 from gpu_advisor.util import yamlio
 from gpu_advisor.kb.catalog import Catalog
-from gpu_advisor.kb.models import knowledge
+from gpu_advisor.kb.models import context_of, knowledge
 from gpu_advisor.plan.ladder import _trainer_skips
 from gpu_advisor.util.i18n import Note, note
 from gpu_advisor.memory import HostEstimate, MemoryEstimate, estimate_host, estimate_memory
@@ -56,6 +56,15 @@ class Job:
         return self.workload.batch_size_per_gpu or 1
 
     @property
+    def model_max_seq(self) -> int:
+        """The named language model's context window (config max_position_embeddings), 0 when not a registry
+        transformer (kb.models.context_of: a same_shape name keeps its own window)."""
+        key = self.memory.profile.key
+        if not key or key not in knowledge().transformers:
+            return 0
+        return context_of(self.workload.model, key)
+
+    @property
     def workers(self) -> int:
         return loader_workers(self.workload, self.memory)
 
@@ -74,6 +83,8 @@ class Job:
             "finetune_method": enum_value(w.finetune_method, "full"), "quantization": enum_value(w.quantization, "none"),
             "distributed": enum_value(w.distributed, "none"), "batch": self.batch,
             "input_px": int(size[0] * size[1]), "seq_len": int(w.seq_len or 0),
+            "model_max_seq": self.model_max_seq,
+            "seq_beyond_model": bool(self.model_max_seq and (w.seq_len or 0) > self.model_max_seq),
             "num_classes": int(w.num_classes or 0), "user_gpus": int(self.original.num_gpus or 0),
             "dataset_gb": float(w.dataset_size_gb or 0.0), "dataset_known": w.dataset_size_gb is not None,
             "epochs": float(w.epochs or 0.0), "workers_per_gpu": self.workers,

@@ -34,6 +34,8 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "batch": (int, "micro-batch per GPU"),
     "input_px": (int, "input pixels per image (0 for text models)"),
     "seq_len": (int, "tokens per sequence (0 for vision models)"),
+    "model_max_seq": (int, "the named language model's context window in tokens (0 when not known)"),
+    "seq_beyond_model": (bool, "seq_len is longer than the named model's context window"),
     "num_classes": (int, "classes (0 when not applicable)"),
     "user_gpus": (int, "GPUs the user asked for (0 = not given)"),
     "dataset_gb": (float, "dataset size, GB (0 = unknown)"),
