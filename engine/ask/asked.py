@@ -1,0 +1,103 @@
+"""The answer to a question that asks for a time or a cost ("大概要多久？", "how long will it take", "要花多少钱？",
+"how much will it cost"): the leading option's wall-clock time or job total first, decision-first, instead of only an
+instance table with the figure further down. Yes / no questions keep their verdict (ask/verdict.py): this line is
+for the open "how long / how much" questions. The patterns are the lexicon's (`time_question`, `cost_question`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_advisor.ask.parsed import ParsedQuestion
+from gpu_advisor.util.i18n import Text
+
+
+def _asks(parsed: ParsedQuestion, key: str) -> bool:
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    pattern = load_lexicon().keywords.get(key)
+    return pattern is not None and pattern.search(parsed.text) is not None
+
+
+def _num(h: float) -> str:
+    return f"{h:,.0f}" if h >= 100 else f"{h:.3g}"
+
+
+def _hours(h: float) -> str:
+    return f"{h * 60:.0f} min" if h < 1 else f"{_num(h)} h"
+
+
+def _hours_span(low: float, high: float) -> str:
+    if abs(high - low) < 1e-9:
+        return _hours(low)
+    return f"{_num(low)}–{_num(high)} h" if low >= 1 else f"{_hours(low)}–{_hours(high)}"
+
+
+def _days(h: float) -> tuple[str, str]:
+    """A long time also in days (or years): 8,566 h is easier read as about a year."""
+    if h < 48:
+        return "", ""
+    d = h / 24
+    if d >= 365:
+        return f"{d / 365:.1f} years", f"{d / 365:.1f} 年"
+    return f"{d:,.0f} days", f"{d:,.0f} 天"
+
+
+def _span(low: float, high: float, fmt: Any) -> str:
+    return fmt(low) if abs(high - low) < 1e-9 else f"{fmt(low)}–{fmt(high)}"
+
+
+def _money(v: float) -> str:
+    return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
+
+
+def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """The first line for a "how long" / "how much" question, or None (not asked, no option, or no figure: then the
+    answer says why where it always does, in its cost section)."""
+    wants_time, wants_cost = _asks(parsed, "time_question"), _asks(parsed, "cost_question")
+    inst, cost = rec.instance, getattr(rec, "cost", None)
+    if not (wants_time or wants_cost) or inst is None or cost is None:
+        return None
+    opt = cost.option(inst.instance_type)
+    if opt is None:
+        return None
+    what_en = f"{inst.instance_type} ({inst.total_gpus} × {inst.gpu_display})"
+    what_zh = f"{inst.instance_type}（{inst.total_gpus} 张 {inst.gpu_display}）"
+    en, zh = [], []
+    wall = opt.time.wall_hours if opt.time is not None else None
+    if wall is not None:
+        d_en, d_zh = _days(wall.low)
+        d_hi_en, d_hi_zh = _days(wall.high)
+        days_en = f" ({d_en}–{d_hi_en})" if d_en and d_hi_en else ""
+        days_zh = f"（{d_zh}–{d_hi_zh}）" if d_zh and d_hi_zh else ""
+        en.append(f"about {_hours_span(wall.low, wall.high)} wall-clock{days_en}, {_hours(wall.mid)} at the "
+                  "mid estimate")
+        zh.append(f"耗时约 {_hours_span(wall.low, wall.high)}{days_zh}，中间估计 {_hours(wall.mid)}")
+    elif wants_time:
+        en.append("no time estimate (the catalog has no throughput figure for this GPU at this precision, or the job "
+                  "size is unknown: see Time and cost)")
+        zh.append("无法估算耗时（目录中没有该 GPU 在此精度下的算力数据，或作业规模未知：见时间与费用）")
+    if wants_cost or (wants_time and wall is not None):
+        payg = opt.purchase("payg")
+        cur = opt.currency or inst.currency or "CNY"
+        if payg is not None and payg.total is not None:
+            en.append(f"pay-as-you-go total about {_span(payg.total.low, payg.total.high, _money)} {cur}")
+            zh.append(f"按量付费整个作业约 {_span(payg.total.low, payg.total.high, _money)} {cur}")
+        elif wants_cost:
+            hourly = opt.hourly_total
+            if hourly is not None:
+                en.append(f"{hourly:,.2f} {cur}/h (no job total: no time estimate)")
+                zh.append(f"每小时 {hourly:,.2f} {cur}（没有时间估算，无法给出总价）")
+            else:
+                en.append("no list price for it in this region in the catalog")
+                zh.append("目录中没有它在该地域的价格")
+    if not en:
+        return None
+    from gpu_advisor.ask.verdict import _job_size_defaults
+
+    sized = _job_size_defaults(rec)
+    tail_en = f" (assumed, not stated: {', '.join(s[0] for s in sized)})" if sized else ""
+    tail_zh = f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）" if sized else ""
+    return Text(en=f"On {what_en}: {'; '.join(en)}{tail_en}.", zh=f"按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
+
+
+__all__ = ["asked_line"]
