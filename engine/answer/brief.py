@@ -51,8 +51,8 @@ _L = {
     "scenarios": {"en": "By scenario (no model named)", "zh": "按场景（未指定模型）"},
     "cpu_plan": {"en": "CPU instance (no GPU needed)", "zh": "CPU 实例（无需 GPU）"},
     "no_plan": {"en": "No instance type in the catalog fits this job.", "zh": "目录中没有适合此任务的实例规格。"},
-    "more": {"en": "More: detail='full' or sections; a rule: explain_rule. Prices: catalog of {on}, confirm in the console.",
-             "zh": "更多：detail='full' 或 sections；规则：explain_rule。价格为 {on} 目录快照，请在控制台确认。"},
+    "more": {"en": "More: detail='full' or sections; a rule: explain_rule. Prices: list prices as of {on}, confirm in the console.",
+             "zh": "更多：detail='full' 或 sections；规则：explain_rule。价格为截至 {on} 的目录价，请在控制台确认。"},
     "state_it": {"en": "Stating {fields} (assumed above) may change the plan or the price",
                  "zh": "给出 {fields} 的实际值（上面为假设值）可能改变方案或价格"},
     "spot": {"en": "If the job can resume from checkpoints (interruptible: true), spot instances become an option",
@@ -333,5 +333,7 @@ def brief_text(rec: Any, lang: str | None = None, data: dict[str, Any] | None = 
             price = f"{o['price_per_hour']:.2f} {o['currency']}/h" if o["price_per_hour"] is not None else _t("no_price", lang)
             why = f"{_t('sep', lang)}{md_escape(o['why'])}" if o.get("why") else ""
             lines.append(f"- `{o['instance_type']}` — {o['total_gpus']} × {md_escape(o['gpu'])}, {price}{why}")
-    lines += ["", _t("more", lang, on=b["catalog_compiled_on"])]
+    inst = b.get("instance") or {}
+    # the date of the prices shown (the leading option's price as_of), not the date the catalog was compiled
+    lines += ["", _t("more", lang, on=inst.get("price_as_of") or b["catalog_compiled_on"])]
     return "\n".join(lines)
