@@ -540,3 +540,30 @@ def test_ollama_size_tags_are_part_of_the_name(question: str, model: str, key: s
     parsed = parse_question(question)
     assert parsed.workload_fields["model"] == model
     assert resolve_transformer(model) == key
+
+
+# code models people ask for a code assistant (models2): their own recorded profile, or the Qwen2.5 profile whose
+# shapes their model card states (Qwen2.5-Coder: same parameter / non-embedding counts, layers and heads)
+CODE_MODELS = [
+    ("Qwen/Qwen2.5-Coder-0.5B-Instruct", "qwen2.5-0.5b", 0.49), ("Qwen2.5-Coder-1.5B", "qwen2.5-1.5b", 1.54),
+    ("Qwen2.5-Coder-3B-Instruct", "qwen2.5-3b", 3.09), ("Qwen/Qwen2.5-Coder-7B-Instruct", "qwen2.5-7b", 7.61),
+    ("Qwen2.5-Coder-14B-Instruct", "qwen2.5-14b", 14.7), ("Qwen/Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b", 32.5),
+    ("codellama/CodeLlama-7b-hf", "codellama-7b", 6.74), ("CodeLlama-13b-Instruct-hf", "codellama-13b", 13.0),
+    ("CodeLlama-34B", "codellama-34b", 33.7), ("bigcode/starcoder2-7b", "starcoder2-7b", 7.17),
+]
+
+
+@pytest.mark.parametrize("name,key,published", CODE_MODELS)
+def test_code_models_resolve_with_their_size(name: str, key: str, published: float) -> None:
+    assert resolve_transformer(name) == key
+    assert knowledge().transformers[key].params_billion == pytest.approx(published, rel=0.01)
+
+
+def test_code_llama_and_starcoder2_shapes_are_their_configs() -> None:
+    t = knowledge().transformers
+    # Code Llama: the Llama 2 layers with 16 infilling tokens more (vocab 32016) and a 16384-token window
+    assert (t["codellama-7b"].vocab, t["codellama-7b"].max_seq, t["codellama-7b"].kv_heads) == (32016, 16384, 32)
+    assert (t["codellama-34b"].layers, t["codellama-34b"].hidden, t["codellama-34b"].kv_heads) == (48, 8192, 8)
+    # StarCoder2: a plain (non-gated) MLP with biases, sliding-window attention of 4096 on every layer
+    s = t["starcoder2-7b"]
+    assert (s.mlp, s.sliding_window, s.max_seq, s.kv_heads) == ("plain", 4096, 16384, 4)
