@@ -297,8 +297,9 @@ def _steps_taken(v: Any, base: Any) -> list[Text]:
 
     w = v.workload
     if w.task == Task.inference:
-        return [SERVING_STEP_TEXT[STEP_AMP]] if w.quantization != base.quantization and w.quantization in (
-            None, "int8") or getattr(w.quantization, "value", None) == "int8" and w.quantization != base.quantization else []
+        # serving's ladder changes only the weights (8-bit at its AMP step); tensor parallelism is the layout
+        int8 = getattr(w.quantization, "value", w.quantization) == "int8"
+        return [SERVING_STEP_TEXT[STEP_AMP]] if int8 and w.quantization != base.quantization else []
     texts = STAGE_TEXT.get(getattr(w.distributed, "value", None), STEP_TEXT)
     applied = {
         STEP_AMP: w.precision != base.precision,
