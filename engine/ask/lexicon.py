@@ -80,9 +80,11 @@ def _gpu_pattern(others: list[str]) -> str:
     """GPU names: the catalog's named GPUs ("A100-40GB" is written "A100") and the names people use for cards the
     catalog does not list by name; longest first."""
     from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.kb.owned_gpus import owned_gpu_names
 
     named = {re.escape(g.id.split("-")[0].lower()) for g in load_catalog().gpus.values() if g.named_by_alibaba}
-    alternatives = sorted(named | set(others), key=len, reverse=True)
+    # the cards people own that the catalog lacks (knowledge/owned_gpus.yaml): one vocabulary with the verdict's
+    alternatives = sorted(named | set(others) | set(owned_gpu_names()), key=len, reverse=True)
     return rf"(?<![a-wyz\d])(?P<gpu>{'|'.join(alternatives)})(?!\d)"
 
 

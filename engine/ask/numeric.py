@@ -586,7 +586,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: _family_pattern(), _family_named),
     # GPU counts with a model: "两张A10", "8x A100", "8卡A100", "A100 x 8", "two A10s"
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:张|块|个|台|x|\*)?\s*(?:卡)?\s*(?:nvidia\s*)?{_gpus_pattern()}s?\b(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?", gpu_count_named),
-    (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*(?:x|\*)\s*(?P<num>\d{{1,12}})\b", gpu_count_named),
+    (lambda: rf"{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b)?\s*(?:gpus?|显卡|卡)?\s*(?:x|\*|×)\s*(?P<num>\d{{1,12}})\b",
+     gpu_count_named),   # "A100 x 8", "H100 80GB x 8"
     # "3090 两张", "A10 4张卡", "L20 两块": the count after the GPU name
     (lambda: rf"{_gpus_pattern()}\s*(?:gpus?|显卡|卡)?\s*{N}\s*(?:张|块)\s*(?:卡|显卡)?", gpu_count_named),
     # GPU memory and host RAM are notes, not fields

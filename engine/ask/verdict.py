@@ -65,6 +65,9 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                     zh=f"无法核对“{local.matched}”：gpu-advisor 只估算阿里云 GPU 实例。按阿里云 GPU：{line.zh}")
     if line is None or off is None:
         return line
+    owned = _owned_verdict(parsed, rec, line)
+    if owned is not None:   # "我有4张4090能跑72B吗": the verdict on the 4090's memory first, then the cloud option
+        return owned
     return Text(en=f"{off} cannot be checked: it is not sold under that name in Alibaba Cloud's catalog. On the "
                    f"catalog's GPUs: {line.en}",
                 zh=f"无法核对 {off}：阿里云目录中没有以此命名的 GPU。按目录中的 GPU：{line.zh}")
@@ -261,3 +264,135 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         return Text(en=f"Yes, but only with {', '.join(m.en for m in needs)}: {what_en}, {card}.",
                     zh=f"可以，但必须采取：{'、'.join(m.zh for m in needs)}：{what_zh}，{card_zh}。")
     return Text(en=f"Yes: {what_en} holds it as asked, {card}.", zh=f"可以：{what_zh} 按所述配置放得下，{card_zh}。")
+
+
+# --- a card the user owns or names that the catalog does not sell (knowledge/owned_gpus.yaml) ---------------------
+
+_ALT_TEXT = {
+    "int4": Text(en="4-bit weights (an AWQ / GPTQ int4 checkpoint)", zh="4-bit 权重（AWQ / GPTQ int4 量化版）"),
+    "lora": Text(en="LoRA instead of a full fine-tune", zh="改用 LoRA 而不是全参微调"),
+    "qlora": Text(en="QLoRA (4-bit NF4 base + LoRA adapters)", zh="QLoRA（4-bit NF4 基座 + LoRA 适配器）"),
+}
+
+
+def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
+    """(the card of knowledge/owned_gpus.yaml, the name as the question wrote it) for a GPU the question names that
+    the catalog does not resolve ("4张4090", "my RTX 3090", "单张 H20"), or None. A catalog GPU's name always wins."""
+    name = _off_catalog_gpu(parsed)
+    if name is None:
+        return None
+    from gpu_advisor.kb.owned_gpus import find_owned_gpu
+
+    for hint in parsed.hints:
+        if hint.kind == "gpu_preference" and (card := find_owned_gpu(hint.matched)) is not None:
+            return card, name
+    return None
+
+
+def _steps_taken(v: Any, base: Any) -> list[Text]:
+    """The ladder's steps a variant applies to the job as asked, in the answer's own words (answer/assemble.py)."""
+    from gpu_advisor.answer.assemble import SERVING_STEP_TEXT, STAGE_TEXT, STEP_TEXT
+    from gpu_advisor.plan.ladder import STEP_AMP, STEP_CKPT, STEP_MICROBATCH, STEP_OFFLOAD, STEP_SHARD
+    from gpu_advisor.workload import Task
+
+    w = v.workload
+    if w.task == Task.inference:
+        # serving's ladder changes only the weights (8-bit at its AMP step); tensor parallelism is the layout
+        int8 = getattr(w.quantization, "value", w.quantization) == "int8"
+        return [SERVING_STEP_TEXT[STEP_AMP]] if int8 and w.quantization != base.quantization else []
+    texts = STAGE_TEXT.get(getattr(w.distributed, "value", None), STEP_TEXT)
+    applied = {
+        STEP_AMP: w.precision != base.precision,
+        STEP_CKPT: bool(w.gradient_checkpointing) and not base.gradient_checkpointing,
+        STEP_MICROBATCH: v.accum_steps > 1 and v.step >= STEP_MICROBATCH,
+        STEP_SHARD: w.distributed != base.distributed and w.distributed not in (None, "none", "ddp") and not w.cpu_offload,
+        STEP_OFFLOAD: bool(w.cpu_offload) and not base.cpu_offload,
+    }
+    return [texts[s] for s in sorted(applied) if applied[s]]
+
+
+def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text | None:
+    """The memory verdict on the card the user named (not sold by Alibaba), then the catalog's verdict labelled as
+    the cloud option. None when the card is not in knowledge/owned_gpus.yaml or the job cannot be rebuilt."""
+    found = owned_card(parsed)
+    if found is None or rec is None or getattr(rec, "workload", None) is None:
+        return None
+    card, name = found
+    from gpu_advisor.errors import WorkloadError
+    from gpu_advisor.plan.owned import fit_owned, planning_gib
+    from gpu_advisor.validation import workload_from_dict
+
+    fields = {k: v for k, v in parsed.workload_fields.items() if k != "gpu_preference"}  # the card is the owned one
+    try:
+        asked = workload_from_dict(fields)
+        fit = fit_owned(asked, card)
+    except (WorkloadError, ValueError, TypeError):
+        return None
+    w = fit.workload
+    n = fit.gpus
+    on_en = f"{n} × {card.display_name}"
+    on_zh = f"{n} 张 {card.display_name}"
+    mem = card.memory_gb
+    asked = fit.as_asked
+    weights = asked.breakdown.get("weights")
+    asked_en = f"about {asked.device_total_gib:.1f} GiB per GPU as asked" + (
+        f" ({weights:.1f} GiB of it weights)" if weights else "")
+    asked_zh = f"按所述配置每卡约 {asked.device_total_gib:.1f} GiB" + (f"（其中权重 {weights:.1f} GiB）" if weights else "")
+    if fit.variant is None:
+        head = Text(en=f"No: {on_en} ({mem:g} GB each) does not hold this job: {asked_en}, and no mitigation "
+                       f"(nor 4-bit weights / QLoRA) brings it under {mem:g} GB.",
+                    zh=f"不行：{on_zh}（每张 {mem:g} GB）放不下此作业：{asked_zh}，任何缓解手段（包括 4-bit 权重 / QLoRA）"
+                       f"都无法降到 {mem:g} GB 以内。")
+    else:
+        e = fit.estimate
+        got_en = f"about {e.device_total_gib:.1f} GiB per GPU (planning estimate {planning_gib(e):.1f} GiB) of {mem:g} GB"
+        got_zh = f"每卡约 {e.device_total_gib:.1f} GiB（规划估计 {planning_gib(e):.1f} GiB）/ {mem:g} GB"
+        tight_en = "; tight: only the central estimate fits, the planning estimate does not" if fit.tight else ""
+        tight_zh = "；偏紧：只有中心估计放得下，规划估计放不下" if fit.tight else ""
+        steps = _steps_taken(fit.variant, w)
+        if fit.alternative is not None:
+            alt = _ALT_TEXT[fit.alternative]
+            extra_en = f" and {', '.join(s.en for s in steps)}" if steps else ""
+            extra_zh = f"，并采取{'、'.join(s.zh for s in steps)}" if steps else ""
+            tv = fit.tight_variant
+            near = _steps_taken(tv, w) if tv is not None else []
+            near_en = (f"; with {', '.join(s.en for s in near)} it fits only at the central estimate, not the planning "
+                       f"one" if near else "; no mitigation of the job as asked fits at the planning estimate")
+            near_zh = (f"；采取{'、'.join(s.zh for s in near)}只有中心估计放得下，规划估计放不下" if near
+                       else "；按所述方式任何缓解手段在规划估计下都放不下")
+            head = Text(en=f"No as asked: {on_en} does not hold it ({asked_en} of {mem:g} GB{near_en}); "
+                           f"yes with {alt.en}{extra_en}: {got_en}.",
+                        zh=f"按所述配置不行：{on_zh} 放不下（{asked_zh} / {mem:g} GB{near_zh}）；"
+                           f"{alt.zh}{extra_zh}则可以：{got_zh}。")
+        elif steps:
+            lighter_en = lighter_zh = ""
+            if fit.lighter is not None:
+                lname, _, le = fit.lighter
+                lighter_en = (f"; or with {_ALT_TEXT[lname].en}, without sharding or offload: about "
+                              f"{le.device_total_gib:.1f} GiB per GPU (planning estimate {planning_gib(le):.1f} GiB)")
+                lighter_zh = (f"；或者{_ALT_TEXT[lname].zh}，无需分片或卸载：每卡约 {le.device_total_gib:.1f} GiB"
+                              f"（规划估计 {planning_gib(le):.1f} GiB）")
+            head = Text(en=f"Yes, but only with {', '.join(s.en for s in steps)}: {on_en}, {got_en}{tight_en} "
+                           f"({asked_en}){lighter_en}.",
+                        zh=f"可以，但必须采取：{'、'.join(s.zh for s in steps)}：{on_zh}，{got_zh}{tight_zh}"
+                           f"（{asked_zh}）{lighter_zh}。")
+        else:
+            tp_en = " with tensor parallelism" if n > 1 and w.task.value == "inference" else ""
+            tp_zh = "（张量并行）" if n > 1 and w.task.value == "inference" else ""
+            head = Text(en=f"Yes: {on_en}{tp_en} holds it as asked, {got_en}{tight_en}.",
+                        zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}。")
+    if fit.tight and fit.alternative is None and head.en.startswith("Yes"):
+        # only the central estimate fits: not a yes at the planning estimate the planner holds the catalog to
+        head = Text(en="Borderline" + head.en[3:], zh="勉强" + head.zh)
+    if w.task.value == "llm_finetune" and "finetune_method" not in parsed.stated():
+        method = getattr(w.finetune_method, "value", w.finetune_method) or "full"
+        head = Text(en=f"{head.en} (Method not stated: sized as a {method} fine-tune.)",
+                    zh=f"{head.zh}（未说明微调方式：按{ {'full': '全参', 'lora': 'LoRA', 'qlora': 'QLoRA'}.get(method, method)}微调估算。）")
+    cite = next(iter(re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./-]*", card.source)), "knowledge/owned_gpus.yaml")
+    src = Text(en=f" ({card.display_name}: {mem:g} GB, {cite}, as of {card.as_of}; your card, not an Alibaba Cloud "
+                  f"offering.)",
+               zh=f"（{card.display_name}：{mem:g} GB，{cite}，截至 {card.as_of}；这是您的卡，不是阿里云的产品。）")
+    if cloud is None:
+        return Text(en=head.en + src.en, zh=head.zh + src.zh)
+    return Text(en=f"{head.en}{src.en} Cloud option on Alibaba ({name} is not in its catalog): {cloud.en}",
+                zh=f"{head.zh}{src.zh}阿里云上的方案（阿里云目录中没有 {name}）：{cloud.zh}")

@@ -1,0 +1,107 @@
+"""Does a job fit a card the user owns or names that the catalog does not sell (kb/owned_gpus.py: "4 × RTX 4090",
+"one H20")? The planner's own walk (planner._first_fit over the ladder's chain for the user's GPU count, with its fit
+test at the planning estimate) on that card's memory and BF16 support; nothing here estimates memory or orders the
+mitigations itself. When no step of the chain fits, the lighter methods the user did not ask for are tried the same
+way: 4-bit weights for serving (AWQ / GPTQ), LoRA then QLoRA for a fine-tune."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_advisor.memory import MemoryEstimate
+from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_SHARD, Variant
+from gpu_advisor.plan.planner import Chains, Memo, _estimate, _first_fit, upper_gib
+from gpu_advisor.workload import Distributed, FinetuneMethod, Quantization, Task, Workload
+
+MAX_GPUS_PER_MACHINE = 8   # an owned machine: the planner's largest per-node layout (ladder.GPUS_PER_NODE_CHOICES)
+
+
+@dataclass(frozen=True)
+class OwnedFit:
+    gpus: int
+    workload: Workload                # the job as asked, resolved as the planner resolves it, on the user's count
+    as_asked: MemoryEstimate          # the job as asked, laid out as the chain's first step for that count
+    variant: Variant | None           # the first step that fits (None: no step does)
+    estimate: MemoryEstimate | None
+    tight: bool                       # fits at the central estimate only, not at the planning estimate
+    alternative: str | None = None    # "int4" | "lora" | "qlora": the lighter method that fits when no step does
+    tight_variant: Variant | None = None  # with an alternative: the step that fits only at the central estimate
+    lighter: tuple[str, Variant, MemoryEstimate] | None = None  # a fit needing sharding / offload: a lighter method
+
+    @property
+    def fits_as_asked(self) -> bool:
+        return self.variant is not None and self.variant.step == STEP_AS_GIVEN and self.alternative is None
+
+
+def planning_gib(e: MemoryEstimate) -> float:
+    return upper_gib(e)
+
+
+def _walk(w: Workload, card: Any, memo: Memo) -> tuple[Variant, MemoryEstimate, bool] | None:
+    per_machine = min(max(1, w.num_gpus or 1), MAX_GPUS_PER_MACHINE)
+    return _first_fit(w, card, per_machine, memo, Chains())
+
+
+def _resolved(w: Workload) -> Workload:
+    """The job as the planner sizes it (plan/defaults.resolve_job: the method's precision, quantization, defaults)."""
+    from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.plan.defaults import resolve_job
+
+    return resolve_job(w, load_catalog()).workload
+
+
+def _alternatives(asked: Workload) -> list[tuple[str, Workload]]:
+    """The lighter methods the user did not ask for, each resolved as if asked: 4-bit weights for serving, LoRA then
+    QLoRA for a fine-tune (the method decides precision and quantization: resolve_job)."""
+    if asked.task == Task.inference:
+        if asked.quantization in (Quantization.int4, Quantization.nf4, Quantization.fp4):
+            return []
+        return [("int4", _resolved(asked.model_copy(update={"quantization": Quantization.int4})))]
+    if asked.task != Task.llm_finetune:
+        return []
+    out = []
+    for name, method in (("lora", FinetuneMethod.lora), ("qlora", FinetuneMethod.qlora)):
+        if asked.finetune_method in (FinetuneMethod.qlora, method):
+            continue
+        if name == "lora" and asked.finetune_method == FinetuneMethod.lora:
+            continue
+        out.append((name, _resolved(asked.model_copy(update={
+            "finetune_method": method, "quantization": None, "precision": None, "distributed": None,
+            "cpu_offload": None}))))
+    return out
+
+
+def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
+    """The job as asked (resolved as the planner resolves it) on its stated GPU count (else 1) of ``card`` (anything
+    with memory_gb and supports_bf16): the count is the user's, fixed, as a stated num_gpus is."""
+    memo = {} if memo is None else memo
+    n = max(1, int(asked.num_gpus or 1))
+    asked = asked.model_copy(update={"num_gpus": n, "num_nodes": None, "gpu_preference": None})
+    w = _resolved(asked)
+    steps = Chains()
+    per_machine = min(n, MAX_GPUS_PER_MACHINE)
+    found = _first_fit(w, card, per_machine, memo, steps)
+    as_asked = steps.estimates.get(()) or _estimate(memo, w)
+    if w.task == Task.inference and n > 1 and w.distributed in (None, Distributed.none):
+        # serving on the user's n cards is tensor parallel over them (the ladder's layout for that count)
+        as_asked = _estimate(memo, w.model_copy(update={"distributed": Distributed.zero3}))
+    if found is not None and not found[2]:
+        lighter = None
+        if found[0].step >= STEP_SHARD and w.task != Task.inference:
+            # a fit that needs ZeRO sharding or CPU offload: the lighter method that fits without them, if any
+            for name, alt in _alternatives(asked):
+                got = _walk(alt, card, memo)
+                if got is not None and not got[2] and got[0].step < STEP_SHARD:
+                    lighter = (name, got[0], got[1])
+                    break
+        return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter)
+    # no step fits at the planning estimate: a lighter method that does is the answer; else the tight fit, if any
+    for name, alt in _alternatives(asked):
+        got = _walk(alt, card, memo)
+        if got is not None and not got[2]:
+            return OwnedFit(n, w, as_asked, got[0], got[1], False, alternative=name,
+                            tight_variant=found[0] if found is not None else None)
+    if found is not None:
+        return OwnedFit(n, w, as_asked, found[0], found[1], True)
+    return OwnedFit(n, w, as_asked, None, None, False)
