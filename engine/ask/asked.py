@@ -92,12 +92,17 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 zh.append("目录中没有它在该地域的价格")
     if not en:
         return None
-    from gpu_advisor.ask.verdict import _job_size_defaults
+    from gpu_advisor.ask.verdict import _job_size_defaults, _off_catalog_gpu
 
     sized = _job_size_defaults(rec)
     tail_en = f" (assumed, not stated: {', '.join(s[0] for s in sized)})" if sized else ""
     tail_zh = f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）" if sized else ""
-    return Text(en=f"On {what_en}: {'; '.join(en)}{tail_en}.", zh=f"按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
+    # "我有4张4090，…要多久": the figure is the cloud option's, never presented as the user's own card's
+    own = _off_catalog_gpu(parsed)
+    own_en = f"{own} is not an Alibaba Cloud GPU, so its time is not estimated here. " if own else ""
+    own_zh = f"{own} 不是阿里云的 GPU，此处不估算它的耗时。" if own else ""
+    return Text(en=f"{own_en}On {what_en}: {'; '.join(en)}{tail_en}.",
+                zh=f"{own_zh}按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
 
 
 __all__ = ["asked_line"]
