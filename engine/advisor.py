@@ -21,7 +21,8 @@ from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
 from gpu_advisor.plan.replicas import split_concurrency
 from gpu_advisor.plan.serving import size_replicas
 from gpu_advisor.costing.elsewhere import price_elsewhere_note
-from gpu_advisor.plan.stated import (fp16_note, priced_wider_note, quantization_note, relax_stated_count,
+from gpu_advisor.plan.stated import (fp16_note, keeps_strategy, priced_wider_note, quantization_note,
+                                     relax_stated_count, relax_stated_strategy,
                                      unpriced_lead_note)
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
 from gpu_advisor.workload import Task, Workload, enum_value
@@ -64,7 +65,8 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     # the estimates resolve_job already made, for the planner's chain walk and host sizing to reuse
     hosts = {(job.workload, max(1, job.workload.num_gpus or 1)): job.host}
     the_plan = plan(kb.catalog, job.workload, job.region, memo=job.memo, hosts=hosts,
-                    precision_given=job.original.precision is not None)
+                    precision_given=job.original.precision is not None, keep_strategy=keeps_strategy(job))
+    the_plan = relax_stated_strategy(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = relax_stated_count(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = scale_for_deadline(kb.catalog, the_plan, job, job.region, job.memo, hosts)
     the_plan = split_concurrency(kb.catalog, the_plan, job, job.memo, hosts)
@@ -87,17 +89,21 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
     # nor does one that shards the model states over PCIe GPUs of a family not positioned for training, where the
     # planner ranks it after the plan it chose (Candidate.sharded_off_training), now that both have a price
     positioned = best is not None and best.sharded_off_training and not the_plan.chosen.sharded_off_training
+    # nor does CPU offload displace a plan that keeps the model states on the GPUs: its total leaves out the CPU
+    # optimizer step and the PCIe traffic (ladder.TIME_FACTOR), so it is not comparable
+    offloaded = (best is not None and bool(best.variant.workload.cpu_offload)
+                 and not the_plan.chosen.variant.workload.cpu_offload)
     cheaper = comparable and theirs.payg_mid < mine.payg_mid
     # neither has a price in the region: the report ranked by time, and an option with a time beats one without
     timed = (mine is not None and theirs is not None and mine.hourly_total is None and theirs.hourly_total is None
              and mine.time.wall_hours is None and theirs.time.wall_hours is not None)
-    if (cheaper or timed) and best is not None and not quantized and not fp16 and not positioned:
+    if (cheaper or timed) and best is not None and not quantized and not fp16 and not positioned and not offloaded:
         the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
         the_plan.options.insert(0, best)
         the_plan.chosen = best
         return job, the_plan, report
     return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned,
-                                               quantized=quantized, fp16=fp16)
+                                               quantized=quantized, fp16=fp16, offloaded=offloaded)
 
 
 def _lead_with_a_time(the_plan: Plan, report: CostReport) -> None:
@@ -119,7 +125,8 @@ def _lead_with_a_time(the_plan: Plan, report: CostReport) -> None:
 
 
 def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, preferred: bool = False,
-                         positioned: bool = False, quantized: bool = False, fp16: bool = False) -> CostReport:
+                         positioned: bool = False, quantized: bool = False, fp16: bool = False,
+                         offloaded: bool = False) -> CostReport:
     """The cost report's pick cannot be compared on job totals with the planner's: keep the planner's, say why."""
     options = [o.model_copy(update={"marks": [m for m in o.marks if m != "recommended"]
                                     + (["recommended"] if o.instance_type == chosen else [])})
@@ -140,6 +147,12 @@ def _keep_planner_choice(report: CostReport, chosen: str, cheapest_known: Any, p
                       "has no BF16 and would run it in FP16 with loss scaling, which the question did not choose",
                    zh=f"它以 BF16 运行此作业；按作业总价最便宜的 {report.recommended}（约 {total}）不支持 BF16，只能用 FP16"
                       "（需 loss scaling），而问题没有选择 FP16")
+    elif offloaded:
+        why = Text(en=f"it keeps the model states on the GPUs; the cheapest option by job total, {report.recommended} "
+                      f"(about {total}), holds the job only with CPU offload, whose CPU optimizer step and PCIe traffic "
+                      "that total leaves out",
+                   zh=f"它把模型状态留在 GPU 上；按作业总价最便宜的 {report.recommended}（约 {total}）只有 CPU 卸载才放得下，"
+                      "而该总价没有计入 CPU 上的优化器步骤与 PCIe 传输")
     elif positioned:
         why = Text(en=f"it holds the job on a family Alibaba positions for training; the cheapest option with a price, "
                       f"{report.recommended} (about {total}), shards the model over GPUs without NVLink of an "

@@ -393,3 +393,54 @@ def test_a_cheaper_total_sharded_over_pcie_of_an_inference_family_does_not_displ
     assert a10.payg_mid is not None and a10.payg_mid < mine.payg_mid  # the cheaper total is there, and named
     assert a10.instance_type in rec.cost.why.en and "positions for training" in rec.cost.why.en
     assert any(f"{rec.instance.total_gpus} × NVIDIA A100 80 GB" in t.en for t in rec.lead)  # lead and table agree
+
+
+# --- stated values kept: a stated distributed strategy (plan/stated.py) -------------------------------------------
+def test_a_stated_zero2_is_never_planned_as_zero3_and_offloads_at_zero2() -> None:
+    w = Workload.model_validate({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "full",
+                                 "distributed": "zero2", "num_gpus": 8})
+    kept = training_steps(w, bf16=True, gpus=8, fixed_gpus=True, max_gpus_per_node=8, keep_strategy=True)
+    stages = {dict(s.update).get("distributed") for s in kept} - {None}
+    assert {getattr(d, "value", d) for d in stages} == {"zero2"}
+    assert any(s.step == STEP_OFFLOAD for s in kept)  # ZeRO-Offload at the stated stage
+    free = training_steps(w, bf16=True, gpus=8, fixed_gpus=True, max_gpus_per_node=8)
+    assert "zero3" in {getattr(dict(s.update).get("distributed"), "value", None) for s in free}
+    ddp = training_steps(w.model_copy(update={"distributed": "ddp"}), bf16=True, gpus=8, fixed_gpus=True,
+                         max_gpus_per_node=8, keep_strategy=True)
+    assert all(dict(s.update).get("distributed") is None for s in ddp)  # DDP: no sharding, no offload
+    rec = recommend({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "full", "distributed": "zero2",
+                     "num_gpus": 8, "lang": "en"})
+    assert rec.instance is not None and rec.instance.total_gpus == 8
+    assert rec.alternatives and "ZeRO-3" not in rec.render("en") and "offload_param" not in rec.render("en")
+
+
+def test_a_stated_strategy_that_holds_the_job_nowhere_is_said_first_with_the_change_that_does() -> None:
+    rec = recommend({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "full", "distributed": "ddp",
+                     "num_gpus": 8, "lang": "en"})
+    assert rec.instance is not None and rec.instance.total_gpus == 8  # the stated count kept
+    first = rec.lead[0].en
+    assert first.startswith("With DDP as you stated, no GPU of the catalog holds this job")
+    # the figure: DDP keeps 16 bytes a parameter on every GPU, more than any card
+    need = float(re.search(r"about ([\d.]+) GiB per GPU on", first).group(1))
+    assert need > 8.03e9 * 16 / 2**30
+    assert rec.instance.instance_type in first and f"{rec.planned_memory.device_total_gib:.1f} GiB" in first
+    assert "按你给出的 DDP" in rec.lead[0].zh
+
+
+def test_a_cheaper_cpu_offload_total_does_not_displace_a_plan_that_keeps_the_states_on_the_gpus() -> None:
+    rec = recommend({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "full", "distributed": "zero2",
+                     "num_gpus": 8, "num_samples": 100000, "lang": "en"})
+    assert rec.instance is not None and rec.planned_memory.breakdown.get("optimizer", 0) > 0  # states on the GPUs
+    assert rec.cost is None or rec.cost.recommended == rec.instance.instance_type
+
+
+# --- users-read-as-at-once-said: no single instance holds the stated sequences at once --------------------------
+def test_concurrency_no_single_instance_holds_is_served_by_replicas_of_a_layout_that_holds_a_share() -> None:
+    rec = recommend({"task": "inference", "model": "Qwen2.5-14B", "concurrent_users": 1000, "batch_size_per_gpu": 1000,
+                     "lang": "en"})
+    assert rec.instance is not None  # was: no instance at all
+    m = re.match(r"1000 concurrent sequences over (\d+) replicas of (\d+) × .*about (\d+) sequences", rec.lead[0].en)
+    assert m is not None, rec.lead[0].en
+    replicas, gpus, share = (int(g) for g in m.groups())
+    assert replicas > 1 and replicas * share >= 1000 and gpus == rec.instance.total_gpus
+    assert upper_gib(rec.planned_memory) <= rec.instance.gpu_memory_gib  # each replica holds its share

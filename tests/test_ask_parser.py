@@ -201,3 +201,23 @@ def test_cli_refuses_in_the_questions_language(capsys: pytest.CaptureFixture[str
 
     assert main(["--no-input", "部署 Whisper 语音识别服务"]) == 2
     assert "知识库中没有语音模型" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("question, nodes, gpus", [
+    ("Full fine-tune Llama 3.1 8B on 4x8 A100", 4, 32),
+    ("全参微调 Qwen2.5-72B，4×8 A100", 4, 32),
+    ("4 x 8 卡 A100 全参微调 Qwen2.5-72B 要多久", 4, 32),
+    ("Full fine-tune Qwen2.5-72B on 2x8 GPUs", 2, 16),
+    ("4台8卡 A100 全参微调 Qwen2.5-72B", 4, 32),
+])
+def test_machines_times_gpus_is_read_as_nodes_and_gpus(question: str, nodes: int, gpus: int) -> None:
+    fields = parse_question(question).workload_fields
+    assert (fields.get("num_nodes"), fields.get("num_gpus")) == (nodes, gpus)
+    assert "batch_size_per_gpu" not in fields and "input_size" not in fields
+
+
+def test_a_resolution_or_a_per_gpu_batch_is_not_read_as_machines_times_gpus() -> None:
+    f = parse_question("Train a YOLOv8 detector at 640x640 on 8 GPUs").workload_fields
+    assert f.get("num_nodes") is None and f.get("num_gpus") == 8
+    f = parse_question("Mask R-CNN, 8 GPUs x 2 images").workload_fields
+    assert f.get("num_nodes") is None and (f.get("num_gpus"), f.get("batch_size_per_gpu")) == (8, 2)

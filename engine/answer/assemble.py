@@ -42,6 +42,10 @@ STAGE_TEXT = {
                                                "zero_optimization.stage 2)",
                                             zh="ZeRO-2 优化器状态与梯度分片（DeepSpeed zero_optimization.stage 2）")},
 }
+for _stage in ("zero1", "zero2"):  # a chain held to a stated ZeRO-1 / 2 offloads the optimizer at that stage (ladder.py)
+    STAGE_TEXT[_stage][STEP_OFFLOAD] = Text(
+        en=f"CPU offload of the optimizer state and fp32 master weights (DeepSpeed ZeRO-{_stage[-1]} offload_optimizer)",
+        zh=f"把优化器状态与 fp32 主权重卸载到 CPU 内存（DeepSpeed ZeRO-{_stage[-1]} offload_optimizer）")
 MAX_ALTERNATIVES = 5
 
 

@@ -571,6 +571,9 @@ def _workers(s: Scanner, m: re.Match[str]) -> None:
 EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], None]]] = [
     (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
     (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?)", gpus_nodes),
+    # "4x8 A100", "4 x 8 卡 A100", "2x8 GPUs": machines x GPUs per machine (a per-machine count of 1, 2, 4, 8 or 16,
+    # followed by GPUs or a GPU's name), before a resolution ("640x640") or "8 GPUs x 2 images" can take the pair
+    (lambda: rf"(?<![\w.])(?P<nodes>\d{{1,3}})\s*(?:x|\*)\s*(?P<per>1|2|4|8|16)(?=\s*(?:张|块)?\s*(?:卡|gpus?\b|cards?\b|(?:nvidia\s*)?{_gpus_pattern().replace('(?P<gpu>', '(?:')}))\s*(?:(?:张|块)?\s*(?:卡|gpus?\b|cards?\b))?\s*(?:(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?)?", gpus_nodes),
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
     # MMSeg / MMDet schedules: "8 GPUs x 2 images", "8 卡 x 2 张图": GPUs and the batch of each
     (lambda: r"(?<![\w.])(?P<gpus>\d{1,4})\s*(?:gpus?|卡|cards?)\s*(?:x|\*)\s*(?P<per>\d{1,4})\s*(?:images?|imgs?|samples?|张图|张)(?![a-z])", gpus_by_images),

@@ -83,13 +83,25 @@ def _amp_precision(precision: Precision | None, bf16: bool) -> Precision | None:
     return Precision.bf16_amp if bf16 else Precision.fp16_amp
 
 
-def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> list[Step]:
-    """The mitigation chain for one GPU model, cheapest change first; each step keeps the previous ones."""
+def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int,
+                   keep_strategy: bool = False) -> list[Step]:
+    """The mitigation chain for one GPU model, cheapest change first; each step keeps the previous ones.
+    ``keep_strategy``: the user stated ``w.distributed``; the chain shards with that strategy only (plan/stated.py)."""
     skip = _trainer_skips(w.model)
+    stages = kept_stages(w.distributed) if keep_strategy else _stages(w.distributed, _offload_applies(w))
     return list(_training_steps(w.precision, bool(w.gradient_checkpointing) or "checkpointing" in skip,
                                 w.batch_size_per_gpu or 1, bf16, gpus, fixed_gpus, max_gpus_per_node,
-                                bool(w.cpu_offload) or not _offload_applies(w), "sharding" in skip,
-                                _stages(w.distributed, _offload_applies(w))))
+                                bool(w.cpu_offload) or not _offload_applies(w) or not stages, "sharding" in skip,
+                                stages))
+
+
+def kept_stages(given: Distributed | None) -> tuple[Distributed, ...]:
+    """The sharding stages of a chain that keeps the strategy the user stated: that ZeRO stage only (FSDP FULL_SHARD as
+    ZeRO-3, as the chain spells it); none for DDP, which replicates the model states on every GPU (and has no CPU
+    offload: DeepSpeed's offload_optimizer needs ZeRO, docs/_pages/config-json.md)."""
+    if given in (None, Distributed.none, Distributed.ddp):
+        return ()
+    return (Distributed.zero3,) if STAGE_OF.get(given) == 3 else (given,)
 
 
 def _stages(given: Distributed | None, full_states: bool) -> tuple[Distributed, ...]:
@@ -157,8 +169,11 @@ def _training_steps(precision: Precision | None, checkpointing: bool, batch: int
             out.append(Step(step, tuple({**small, "distributed": stage, "num_gpus": n}.items()), n,
                             accum_steps=batch))
     if fixed_gpus and not offloaded:
-        # the GPU count is the user's: model states to CPU memory (ZeRO-3 offload / FSDP CPUOffload) is what is left
-        out.append(Step(STEP_OFFLOAD, tuple({**small, "distributed": Distributed.zero3, "num_gpus": gpus,
+        # the GPU count is the user's: model states to CPU memory (ZeRO-3 offload / FSDP CPUOffload) is what is left;
+        # a chain held to one stated ZeRO-1 / 2 offloads its optimizer states at that stage (DeepSpeed ZeRO-Offload,
+        # Ren et al. 2021, arXiv:2101.06840, is built on ZeRO-2)
+        off = stages[0] if len(stages) == 1 else Distributed.zero3
+        out.append(Step(STEP_OFFLOAD, tuple({**small, "distributed": off, "num_gpus": gpus,
                                              "cpu_offload": True}.items()), gpus, accum_steps=batch))
     return tuple(out)
 

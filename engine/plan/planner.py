@@ -179,21 +179,23 @@ def _stated_gpus(w: Workload, max_per_node: int) -> int | None:
     return w.num_nodes * max_per_node if w.num_nodes else None
 
 
-def _steps(w: Workload, gpu: GPU, max_per_node: int) -> list[Step]:
+def _steps(w: Workload, gpu: GPU, max_per_node: int, keep_strategy: bool = False) -> list[Step]:
     stated = _stated_gpus(w, max_per_node)
     gpus = stated or 1
     fixed = stated is not None
     if w.task == Task.inference:
         return inference_steps(w, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
-    return training_steps(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
+    return training_steps(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node,
+                          keep_strategy=keep_strategy)
 
 
 Memo = dict[Workload, MemoryEstimate]
 
 
 class Chains(dict):  # (bf16, GPUs per node) -> the chain's steps; .copies: the workloads built for this plan's job
-    def __init__(self) -> None:
+    def __init__(self, keep_strategy: bool = False) -> None:
         super().__init__()
+        self.keep_strategy = keep_strategy  # the user stated the distributed strategy: the chain shards with it only
         self.copies: Copies = {}
         self.estimates: dict[tuple[tuple[str, Any], ...], MemoryEstimate] = {}  # by Step.update, for this plan's job
 
@@ -221,7 +223,7 @@ def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Ste
     key = (w.task != Task.inference and bool(gpu.supports_bf16), max_per_node)
     steps = chains.get(key)
     if steps is None:
-        steps = chains[key] = _steps(w, gpu, max_per_node)
+        steps = chains[key] = _steps(w, gpu, max_per_node, chains.keep_strategy)
     return steps
 
 
@@ -467,16 +469,18 @@ def _two_phases(catalog: Catalog, options: list[Candidate], preferred: frozenset
 
 
 def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None,
-         hosts: dict | None = None, precision_given: bool = True) -> Plan:
+         hosts: dict | None = None, precision_given: bool = True, keep_strategy: bool = False) -> Plan:
     """``memo`` (workload -> memory estimate) and ``hosts`` ((workload, GPUs per node) -> host estimate) may
     carry estimates the caller already made; they are filled in place. ``precision_given`` False: a default BF16 is
-    planned in FP16 on GPUs without BF16 (the answer says so) instead of rejecting them."""
+    planned in FP16 on GPUs without BF16 (the answer says so) instead of rejecting them. ``keep_strategy``: the user
+    stated ``w.distributed`` (training): no plan shards with another strategy (plan/stated.py relaxes it when nothing
+    holds the job with it)."""
     training = w.task != Task.inference
     options: list[Candidate] = []
     rejected: list[Rejection] = []
     memo = {} if memo is None else memo
     hosts = {} if hosts is None else hosts
-    chains = Chains()
+    chains = Chains(keep_strategy and training)
     fp16_chains: dict[Workload, Chains] = {}
     deferred: list[GPU] = []  # GPUs without BF16 that a defaulted BF16 job could run on in FP16
     preferred = resolve_gpu_preference(catalog, w.gpu_preference) if w.gpu_preference else frozenset()
@@ -499,7 +503,7 @@ def plan(catalog: Catalog, w: Workload, region: str, *, memo: Memo | None = None
             if gpu not in deferred:
                 deferred.append(gpu)  # planned only when asked for or when no BF16 GPU holds the job (_two_phases)
                 continue
-            job_w, gpu_chains = fp16, fp16_chains.setdefault(fp16, Chains())
+            job_w, gpu_chains = fp16, fp16_chains.setdefault(fp16, Chains(chains.keep_strategy))
         found = _first_fit(job_w, gpu, max_per_node, memo, gpu_chains, _placeable(job_w, types, max_per_node, tp_ok))
         if found is None:
             rejected.append(Rejection(gpu, Text(

@@ -58,13 +58,20 @@ def _fewest_replicas(job: Job, t: int, gpu: GPU, memo: dict) -> int | None:
     return None
 
 
+def _precision_ok(w, gpu: GPU) -> bool:
+    """The GPU serves the job's precision (the planner's own check: a pre-Ampere card serves BF16 as FP16)."""
+    from gpu_advisor.plan.planner import _precision_gap
+
+    return _precision_gap(w, gpu) is None
+
+
 def split_concurrency(catalog: Catalog, the_plan: Plan, job: Job, memo: dict, hosts: dict) -> Plan:
     """Add priced replica layouts that serve the concurrent sequences for less than the chain's option of the same
     GPU (in place); the lead line says how the load is divided."""
     w = job.workload
     batch = w.batch_size_per_gpu or 1
     if (w.task != Task.inference or not job.memory.profile.is_llm or batch < 2 or job.original.num_gpus is not None
-            or job.original.num_nodes is not None or not the_plan.options):
+            or job.original.num_nodes is not None):
         return the_plan
     prices = _prices(catalog, job.region)
     if not prices:
@@ -74,6 +81,11 @@ def split_concurrency(catalog: Catalog, the_plan: Plan, job: Job, memo: dict, ho
     best: dict[str, float] = {}
     for c in the_plan.options:
         best[c.gpu.id] = min(best.get(c.gpu.id, math.inf), c.hourly if c.hourly is not None else math.inf)
+    if not best:  # no single layout holds all the sequences at once: replicas of any GPU that holds a share
+        best = {g: math.inf for g in sorted(usable) if g in catalog.gpus and catalog.gpus[g].memory_gb
+                and _precision_ok(w, catalog.gpus[g])}
+    if not best:
+        return the_plan
     cheapest = min(best.values())
     added: list[Candidate] = []
     for gpu_id in best:

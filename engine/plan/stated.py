@@ -4,6 +4,10 @@
   mitigation: the job is planned again with the count free, and the answer says first why the stated count fails
   (the most aggressive plan on that count, per GPU, against the card) and what holds it instead. A stated count is
   never answered with "no instance fits" while the catalog has a configuration that holds the job.
+- A distributed strategy (DDP, ZeRO-1 / 2 / 3, FSDP) stated for a training job: every plan shards with it only (no
+  ZeRO-3 or CPU offload at ZeRO-3 for a stated ZeRO-2 because it is cheaper); when no GPU holds the job with it, the
+  job is planned again with the strategy free (the GPU count kept), and the answer says first why the stated
+  strategy fails (its most aggressive plan, per GPU, on the largest card) and what holds it instead.
 - Weights quantized although the question did not ask for it (the serving chain's INT8 step) on the option that
   leads: the answer says so first, with the 16-bit need, and names an option that holds the job as asked when the
   plan has one.
@@ -16,7 +20,7 @@ from typing import TYPE_CHECKING
 from gpu_advisor.plan.ladder import STEP_OFFLOAD
 from gpu_advisor.plan.planner import Chains, Plan, _chain, _estimate, _usable_types_by_gpu, plan
 from gpu_advisor.util.i18n import Text
-from gpu_advisor.workload import Task
+from gpu_advisor.workload import Task, Workload, enum_value
 
 if TYPE_CHECKING:
     from gpu_advisor.kb.catalog import GPU, Catalog
@@ -39,6 +43,55 @@ def _need_on_stated(catalog: Catalog, job: Job, gpu: GPU, memo: dict) -> tuple[f
     return _estimate(memo, kept[-1].variant(job.workload).workload).device_total_gib, len(kept) < len(steps)
 
 
+STRATEGY_NAMES = {"ddp": "DDP", "fsdp": "FSDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3"}
+
+
+def keeps_strategy(job: Job) -> bool:
+    """The user stated the distributed strategy of a training job (the plan then shards with it only)."""
+    return job.original.distributed is not None and job.workload.task != Task.inference
+
+
+def _strategy_name(w: Workload) -> str:
+    return STRATEGY_NAMES.get(enum_value(w.distributed, "none"), enum_value(w.distributed, "none"))
+
+
+def relax_stated_strategy(catalog: Catalog, the_plan: Plan, job: Job, region: str, memo: dict, hosts: dict) -> Plan:
+    """``the_plan`` (made with the stated strategy kept) when it has an option or no strategy was stated; else the plan
+    with the strategy free (the stated GPU count kept), with why the stated strategy fails said first."""
+    if the_plan.chosen is not None or not keeps_strategy(job):
+        return the_plan
+    free = plan(catalog, job.workload, region, memo=memo, hosts=hosts,
+                precision_given=job.original.precision is not None)
+    if free.chosen is None:
+        return the_plan
+    name = _strategy_name(job.workload)
+    asked = [catalog.gpus[g] for g in sorted(free.preferred) if g in catalog.gpus]
+    card = max(asked or [o.gpu for o in free.options], key=lambda g: g.memory_gb or 0.0)
+    types, max_per_node = _usable_types_by_gpu(catalog, True).get(card.id, ({}, 0))
+    steps = _chain(job.workload, card, max_per_node, Chains(keep_strategy=True)) if types else []
+    kept = [st for st in steps if st.step != STEP_OFFLOAD]
+    need_en = need_zh = ""
+    if kept:
+        last = kept[-1].variant(job.workload).workload
+        need = _estimate(memo, last).device_total_gib
+        need_en = f": with every other mitigation it needs about {need:.1f} GiB per GPU on {card.display_name}"
+        need_zh = f"：采取其他全部显存优化措施后，在 {card.display_name} 上每卡仍约需 {need:.1f} GiB"
+    c = free.chosen
+    got = c.variant.workload
+    change_en = "CPU offload" if got.cpu_offload else _strategy_name(got)
+    change_zh = "CPU 卸载" if got.cpu_offload else _strategy_name(got)
+    machines_en = f" on {c.nodes} machines" if c.nodes > 1 else ""
+    machines_zh = f"（{c.nodes} 台）" if c.nodes > 1 else ""
+    free.deadline_notes.insert(0, Text(
+        en=f"With {name} as you stated, no GPU of the catalog holds this job{need_en}. The smallest change that holds it "
+           f"is {change_en} on {c.total_gpus} × {c.gpu.display_name}{machines_en} ({c.instance.type}, about "
+           f"{c.estimate.device_total_gib:.1f} GiB per GPU); the plan below uses it.",
+        zh=f"按你给出的 {name}，目录中没有哪种 GPU 放得下此作业{need_zh}。放得下的最小改动是改用 {change_zh}："
+           f"{c.total_gpus} 张 {c.gpu.display_name}{machines_zh}（{c.instance.type}，每卡约 "
+           f"{c.estimate.device_total_gib:.1f} GiB），下面的方案按它给出。"))
+    return free
+
+
 def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, memo: dict, hosts: dict) -> Plan:
     """``the_plan`` when it has an option or the user fixed no count; else the plan with the count free, with the
     reason the stated count fails said first (its first deadline note). ``job.workload`` keeps the stated count."""
@@ -46,8 +99,12 @@ def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
     if the_plan.chosen is not None or (gpus is None and nodes is None):
         return the_plan
     w = job.workload
-    free = plan(catalog, w.model_copy(update={"num_gpus": None, "num_nodes": None}), region, memo=memo, hosts=hosts,
-                precision_given=job.original.precision is not None)
+    count_free = w.model_copy(update={"num_gpus": None, "num_nodes": None})
+    free = plan(catalog, count_free, region, memo=memo, hosts=hosts,
+                precision_given=job.original.precision is not None, keep_strategy=keeps_strategy(job))
+    if free.chosen is None and keeps_strategy(job):  # the stated strategy holds it on no count either
+        free = plan(catalog, count_free, region, memo=memo, hosts=hosts,
+                    precision_given=job.original.precision is not None)
     if free.chosen is None:
         return the_plan
     # closest to what was stated: the fewest GPU memory in all that holds the job, after the plans that change the job
@@ -85,12 +142,18 @@ def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
     c = free.chosen
     machines_en = f" on {c.nodes} machines" if c.nodes > 1 else ""
     machines_zh = f"（{c.nodes} 台）" if c.nodes > 1 else ""
+    other_en = other_zh = ""
+    got = c.variant.workload
+    if keeps_strategy(job) and not got.cpu_offload and got.distributed != w.distributed and c.total_gpus > 1:
+        stated, used = _strategy_name(w), _strategy_name(got)
+        other_en = f" with {used}: {stated} as you stated holds it on no GPU count"
+        other_zh = f"，用 {used}：按你给出的 {stated}，任何卡数都放不下"
     free.deadline_notes.insert(0, Text(
         en=f"{head_en}{need_en}. The smallest configuration that "
            f"holds it here is {c.total_gpus} × {c.gpu.display_name}{machines_en} ({c.instance.type}, about "
-           f"{c.estimate.device_total_gib:.1f} GiB per GPU); the plan below uses it.",
+           f"{c.estimate.device_total_gib:.1f} GiB per GPU){other_en}; the plan below uses it.",
         zh=f"{head_zh}{need_zh}。放得下的最小配置是 {c.total_gpus} 张 "
-           f"{c.gpu.display_name}{machines_zh}（{c.instance.type}，每卡约 {c.estimate.device_total_gib:.1f} GiB），下面的方案按它给出。"))
+           f"{c.gpu.display_name}{machines_zh}（{c.instance.type}，每卡约 {c.estimate.device_total_gib:.1f} GiB）{other_zh}，下面的方案按它给出。"))
     return free
 
 
