@@ -42,6 +42,8 @@ STAGE_TEXT = {
                                                "zero_optimization.stage 2)",
                                             zh="ZeRO-2 优化器状态与梯度分片（DeepSpeed zero_optimization.stage 2）")},
 }
+CHUNKED_LOSS_TEXT = Text(en="chunked / fused cross-entropy (Liger, torchtune chunked loss)",
+                         zh="分块 / 融合交叉熵（Liger、torchtune 分块损失）")
 MAX_ALTERNATIVES = 5
 
 
@@ -108,7 +110,15 @@ def _mitigations(c: Candidate, base: Any) -> list[Text]:
     }
     texts = SERVING_STEP_TEXT if w.task == Task.inference else STAGE_TEXT.get(getattr(w.distributed, "value", None),
                                                                              STEP_TEXT)
-    return [texts[s] for s in sorted(texts) if s <= c.variant.step and applied[s]]
+    out = [texts[s] for s in sorted(texts) if s <= c.variant.step and applied[s]]
+    # the long-context steps (ladder.py): the chunked loss after the micro-batch, sequence parallelism after sharding
+    if w.chunked_loss and not base.chunked_loss:
+        at = sum(1 for s in sorted(texts) if s <= min(c.variant.step, STEP_MICROBATCH) and applied[s])
+        out.insert(at, CHUNKED_LOSS_TEXT)
+    if c.variant.sp > 1:
+        out.append(Text(en=f"sequence parallelism over {c.variant.sp} GPUs (DeepSpeed-Ulysses)",
+                        zh=f"序列并行 {c.variant.sp} 卡（DeepSpeed-Ulysses）"))
+    return out
 
 
 def _option(c: Candidate, reason: Text, base: Any) -> Option:
