@@ -123,7 +123,7 @@ def ulysses_bytes(w: Any, profile: Any, sp: int, micro: int = 1) -> float:
     return float(t.layers * passes * tokens * width * act_b * (sp - 1) / sp)
 
 
-def sharding_traffic(candidate: Any, accum: int | None = None) -> Traffic | None:
+def sharding_traffic(candidate: Any, accum: int | None = None, micro: int | None = None) -> Traffic | None:
     """The per-micro-step traffic a ZeRO-2 / ZeRO-3 / FSDP plan over several GPUs moves beyond what the scaling band
     stands for, or None (nothing beyond it, or no link figure). ZeRO-3 / FSDP: all of it (as before ZeRO-2 was
     planned); ZeRO-2: the gradient reduce-scatters of the micro-steps that DDP would not communicate in, (k - 1) / k of
@@ -146,5 +146,6 @@ def sharding_traffic(candidate: Any, accum: int | None = None) -> Traffic | None
         moved = profile.trainable_params_billion * 1e9 * _grad_bytes(w) * (1 - 1 / k) * (n - 1) / n
     else:
         moved = stage_bytes(w, profile, n, k)
-    moved += ulysses_bytes(w, profile, int(getattr(candidate.variant, "sp", 1) or 1), w.batch_size_per_gpu or 1)
+    # sequence parallelism: the all-to-alls of ``micro`` sequences per micro-step (the plan's micro-batch by default)
+    moved += ulysses_bytes(w, profile, int(getattr(candidate.variant, "sp", 1) or 1), micro or w.batch_size_per_gpu or 1)
     return Traffic(moved, rate * eff.low, rate * eff.high, name, eff, rate)
