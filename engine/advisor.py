@@ -192,6 +192,7 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
                 "ram_need_gib": float(host.ram_gib), "price_known": False, "price_per_hour": 0.0,
                 "planned_quantization": enum_value(job.workload.quantization, "none"),
                 "planned_sharding": enum_value(job.workload.distributed, "none"), "zero3_mem_gib": 0.0,
+                "chunked_loss_added": False, "sequence_parallel": 1,
                 "kv_budget_gib": 0.0, "kv_capacity_tokens": 0, "kv_capacity_seqs": 0, "kv_kib_per_token": 0.0}
     t, gpu = c.instance, c.gpu
     return {"has_plan": True, "gpu_id": gpu.id, "gpu_mem_gib": float(gpu.memory_gb), "gpu_name": gpu.display_name,
@@ -212,6 +213,8 @@ def _plan_facts(job: Job, the_plan: Plan | None) -> dict[str, Any]:
             "price_per_hour": float(c.price_per_hour or 0.0), "planned_quantization": enum_value(c.variant.workload.quantization, "none"),
             "planned_sharding": enum_value(c.variant.workload.distributed, "none"),
             "zero3_mem_gib": round(_zero3_gib(c, job), 1),
+            "chunked_loss_added": bool(c.variant.workload.chunked_loss) and not job.workload.chunked_loss,
+            "sequence_parallel": int(c.variant.sp),
             **_kv_capacity_facts(c, job)}
 
 

@@ -35,7 +35,7 @@ MIXED: list[dict[str, Any]] = [
     {"task": "inference", "model": "Qwen2.5 7B", "batch_size_per_gpu": 32, "region": "cn-beijing"},
     {"task": "inference", "model": "Llama 3.1 405B", "quantization": "int4"},
     {"task": "preprocessing", "data_loader_workers": 32, "dataset_size_gb": 200.0},
-    {"task": "llm_finetune", "model": "Llama 3.1 70B", "seq_len": 131072, "num_gpus": 1},  # nothing fits on any count
+    {"task": "llm_finetune", "model": "Llama 3.1 70B", "seq_len": 131072, "num_gpus": 1},  # re-planned: SP over 32 GPUs
 ]
 
 

@@ -46,6 +46,8 @@ for _stage in ("zero1", "zero2"):  # a chain held to a stated ZeRO-1 / 2 offload
     STAGE_TEXT[_stage][STEP_OFFLOAD] = Text(
         en=f"CPU offload of the optimizer state and fp32 master weights (DeepSpeed ZeRO-{_stage[-1]} offload_optimizer)",
         zh=f"把优化器状态与 fp32 主权重卸载到 CPU 内存（DeepSpeed ZeRO-{_stage[-1]} offload_optimizer）")
+CHUNKED_LOSS_TEXT = Text(en="chunked / fused cross-entropy (Liger, torchtune chunked loss)",
+                         zh="分块 / 融合交叉熵（Liger、torchtune 分块损失）")
 MAX_ALTERNATIVES = 5
 
 
@@ -112,7 +114,15 @@ def _mitigations(c: Candidate, base: Any) -> list[Text]:
     }
     texts = SERVING_STEP_TEXT if w.task == Task.inference else STAGE_TEXT.get(getattr(w.distributed, "value", None),
                                                                              STEP_TEXT)
-    return [texts[s] for s in sorted(texts) if s <= c.variant.step and applied[s]]
+    out = [texts[s] for s in sorted(texts) if s <= c.variant.step and applied[s]]
+    # the long-context steps (ladder.py): the chunked loss after the micro-batch, sequence parallelism after sharding
+    if w.chunked_loss and not base.chunked_loss:
+        at = sum(1 for s in sorted(texts) if s <= min(c.variant.step, STEP_MICROBATCH) and applied[s])
+        out.insert(at, CHUNKED_LOSS_TEXT)
+    if c.variant.sp > 1:
+        out.append(Text(en=f"sequence parallelism over {c.variant.sp} GPUs (DeepSpeed-Ulysses)",
+                        zh=f"序列并行 {c.variant.sp} 卡（DeepSpeed-Ulysses）"))
+    return out
 
 
 def _option(c: Candidate, reason: Text, base: Any) -> Option:

@@ -102,7 +102,28 @@ def stage_bytes(w: Any, profile: Any, n: int, accum: int) -> float:
     return moved * (n - 1) / n
 
 
-def sharding_traffic(candidate: Any, accum: int | None = None) -> Traffic | None:
+def ulysses_bytes(w: Any, profile: Any, sp: int, micro: int = 1) -> float:
+    """Bytes through one GPU's link per micro-step that DeepSpeed-Ulysses sequence parallelism over ``sp`` GPUs adds
+    (Jacobs et al. 2023, arXiv:2309.14509 sec. 3.2: per layer an all-to-all of q, k, v before attention and one of its
+    output after, each GPU holding N/sp tokens, so 4Nh/sp per link for multi-head attention; with GQA k and v are
+    kv_heads x head_dim wide). The backward pass moves the gradients the same way, and checkpointing's recomputed
+    forward moves the forward's again; an all-to-all sends (sp-1)/sp of each GPU's tensor. 0 for sp <= 1 or a model
+    without a recorded shape."""
+    if sp <= 1:
+        return 0.0
+    from gpu_advisor.kb.models import knowledge
+
+    t = knowledge().transformers.get(getattr(profile, "key", ""))
+    if t is None or not t.heads or not w.seq_len:
+        return 0.0
+    width = 2 * t.heads * t.head_dim + 2 * (t.kv_heads or t.heads) * t.head_dim   # q, output; k, v
+    passes = 3 if w.gradient_checkpointing else 2
+    act_b = 4.0 if enum_value(w.precision, "fp32") == "fp32" else 2.0
+    tokens = max(1, int(micro)) * w.seq_len / sp
+    return float(t.layers * passes * tokens * width * act_b * (sp - 1) / sp)
+
+
+def sharding_traffic(candidate: Any, accum: int | None = None, micro: int | None = None) -> Traffic | None:
     """The per-micro-step traffic a ZeRO-2 / ZeRO-3 / FSDP plan over several GPUs moves beyond what the scaling band
     stands for, or None (nothing beyond it, or no link figure). ZeRO-3 / FSDP: all of it (as before ZeRO-2 was
     planned); ZeRO-2: the gradient reduce-scatters of the micro-steps that DDP would not communicate in, (k - 1) / k of
@@ -125,4 +146,6 @@ def sharding_traffic(candidate: Any, accum: int | None = None) -> Traffic | None
         moved = profile.trainable_params_billion * 1e9 * _grad_bytes(w) * (1 - 1 / k) * (n - 1) / n
     else:
         moved = stage_bytes(w, profile, n, k)
+    # sequence parallelism: the all-to-alls of ``micro`` sequences per micro-step (the plan's micro-batch by default)
+    moved += ulysses_bytes(w, profile, int(getattr(candidate.variant, "sp", 1) or 1), micro or w.batch_size_per_gpu or 1)
     return Traffic(moved, rate * eff.low, rate * eff.high, name, eff, rate)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_advisor.costing import basis
-from gpu_advisor.costing.comm import stage_bytes
+from gpu_advisor.costing.comm import stage_bytes, ulysses_bytes
 from gpu_advisor.workload import enum_value
 
 REQUIRED_SLOWDOWN = 1.0 / basis.SCALING_RDMA.low  # 1.25
@@ -62,6 +62,7 @@ def _compute_seconds(candidate: Any) -> tuple[float, float] | None:
     lora, _ = lora_factor(est, w)
     per_sample = est.train_flops_per_sample * lora + attention_flops_per_sample(est.profile, w.seq_len or 0)
     flops = per_sample * max(1, w.batch_size_per_gpu or 1) * (TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0)
+    flops /= max(1, int(getattr(candidate.variant, "sp", 1) or 1))   # sequence parallelism: sp GPUs share a sequence
     return flops / (peak.high * 1e12 * util.high), flops / (peak.low * 1e12 * util.low)
 
 
@@ -76,6 +77,8 @@ def internode(candidate: Any) -> Internode | None:
         return None
     w = candidate.variant.workload
     moved = stage_bytes(w, candidate.estimate.profile, candidate.total_gpus, getattr(candidate.variant, "accum_steps", 1))
+    moved += ulysses_bytes(w, candidate.estimate.profile, int(getattr(candidate.variant, "sp", 1) or 1),
+                           w.batch_size_per_gpu or 1)
     tcp = t.network_gbit_s / 8.0 * 1e9
     tcp_slow = _slowdown(moved / (tcp * basis.LINK_TCP.high), moved / (tcp * basis.LINK_TCP.low), compute)
     rdma_gbit = (t.rdma_gbit_s or t.network_gbit_s) if t.rdma != "none" else None

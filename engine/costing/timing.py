@@ -156,11 +156,17 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
         stage2 = enum_value(w.distributed, "none") == "zero2"
         if stage2 and micro != planned:  # the same samples per optimizer step in fewer, larger micro-steps
             traffic = sharding_traffic(candidate, accum=-(-candidate.variant.accum_steps * planned // micro))
+        elif getattr(candidate.variant, "sp", 1) > 1 and micro != planned:  # the all-to-alls grow with the micro-batch
+            traffic = sharding_traffic(candidate, micro=micro)
     if traffic is not None:
-        steps = samples * epochs / (gpus * micro)
+        # sequence parallelism: sp GPUs share each sequence, so gpus / sp sequences per micro-step
+        steps = samples * epochs * max(1, getattr(candidate.variant, "sp", 1)) / (gpus * micro)
         comm_fast, comm_slow = (s * steps / 3600 for s in traffic.seconds())
         comm_notes.append(_traffic_note(traffic, gpus, steps, (fastest, slowest), (comm_fast, comm_slow), micro,
                                         planned, stage2))
+        sp = int(getattr(candidate.variant, "sp", 1) or 1)
+        if sp > 1:
+            comm_notes.append(_sp_note(w, candidate.estimate.profile, sp, micro))
         fastest, slowest = max(fastest, comm_fast), slowest + comm_slow  # full overlap .. none
     wall = Range(low=fastest, high=slowest)
     return TimeEstimate(total_pflop=flops / 1e15, precision=precision, peak_tflops=peak,
@@ -265,6 +271,23 @@ def token_share(job: Any, w: Any) -> float:
 
 def _gb_s(t: Traffic) -> str:
     return f"{t.link_low:.0f}-{t.link_high:.0f} GB/s" if t.link_high != float("inf") else f">= {t.link_low:.0f} GB/s"
+
+
+def _sp_note(w: Any, profile: Any, sp: int, micro: int) -> Note:
+    from gpu_advisor.costing.comm import ulysses_bytes
+
+    gb = ulysses_bytes(w, profile, sp, micro) / 1e9
+    return note(
+        "time_sp_traffic",
+        f"Sequence parallelism over {sp} GPUs (DeepSpeed-Ulysses): each micro-step {sp} GPUs share one sequence, and "
+        f"every layer's q, k, v and attention output cross an all-to-all in the forward and the backward"
+        f"{' and the recomputed forward' if w.gradient_checkpointing else ''}: {gb:.1f} GB more per micro-step through "
+        f"each GPU's link, counted in the traffic above "
+        f"(Jacobs et al. 2023, arXiv:2309.14509 sec. 3.2).",
+        f"序列并行 {sp} 卡（DeepSpeed-Ulysses）：每个微步 {sp} 张卡分担一条序列，每层的 q、k、v 与注意力输出在前向、反向"
+        f"{'和重算前向' if w.gradient_checkpointing else ''}中各做一次 all-to-all：每个微步每卡链路多收发 {gb:.1f} GB，已计入上面的通信量"
+        f"（Jacobs et al. 2023, arXiv:2309.14509 第 3.2 节）。",
+        "distributed", round(gb, 2))
 
 
 def _traffic_note(t: Traffic, gpus: int, steps: float, compute: tuple[float, float], comm: tuple[float, float],

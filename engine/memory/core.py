@@ -129,9 +129,13 @@ def _estimate_none(r: Resolved, w: Workload) -> MemoryEstimate:
     return _finish({}, r, text, [], info, (0.0, 0.0), [warn])
 
 
-def estimate_memory(workload: Workload) -> MemoryEstimate:
-    """Per-GPU memory estimate of ``workload`` (see docs/memory-model.md)."""
+def estimate_memory(workload: Workload, sequence_parallel: int = 1) -> MemoryEstimate:
+    """Per-GPU memory estimate of ``workload`` (see docs/memory-model.md). ``sequence_parallel``: the planner's
+    sequence-parallel degree (ladder.Step.sp; DeepSpeed-Ulysses): each GPU keeps the activations, logits and loss buffers
+    of 1/sp of every sequence (an LLM in training; ignored elsewhere)."""
     r = resolve(workload)
+    if sequence_parallel > 1 and r.kind == "transformer" and r.training:
+        r.settings["sequence_parallel"] = int(sequence_parallel)
     if r.kind == "none":
         return _estimate_none(r, workload)
     return _estimate_cv(r) if r.kind == "cv" else _estimate_text(r)

@@ -25,6 +25,10 @@ only the fp32 log-probs stay (4 B per element) and the backward gradients live o
 Activation offloading (Workload.activation_offloading; torchtune enable_activation_offloading, Unsloth
 use_gradient_checkpointing="unsloth"): the layers' saved tensors (with checkpointing: the layer inputs) live in CPU
 memory; the GPU keeps one layer's activations and the loss's tensors.
+Sequence parallelism (settings["sequence_parallel"] = sp, set by the planner's ladder step; DeepSpeed-Ulysses, Jacobs et
+al. 2023, arXiv:2309.14509 sec. 3): each GPU holds 1/sp of every sequence's tokens outside attention and all tokens of
+heads/sp heads inside it, the same number of values per GPU, so activations, logits and the loss's buffers count
+tokens / sp; the model states are unchanged (ZeRO-3 over the same GPUs shards them).
 """
 
 from __future__ import annotations
@@ -339,14 +343,16 @@ def text_training(r: Resolved) -> TextParts:
     trainable = lora_params(t, s.get("lora_rank") or 16, _targets(s)) if frozen is not None else params
     states = _expert_split(t, s, model_states(params, trainable, frozen, s, True, split_params(t, untie)[1] / t.layers),
                            params)
-    act, transient, per_tok = _activations(t, s, tokens)
+    sp = int(s.get("sequence_parallel") or 1)
+    act_tokens = -(-tokens // sp) if sp > 1 else tokens   # the tokens whose activations this GPU keeps
+    act, transient, per_tok = _activations(t, s, act_tokens)
     if s.get("quantization") in ("nf4", "int4", "int8"):
         # one dequantized 16-bit copy of the largest matrix (bitsandbytes dequantize_4bit, forward and backward);
         # it is alive inside a layer's matmul, not together with the loss's gradients
         transient = max(transient, t.hidden * t.intermediate * 2.0)
         if s.get("framework") == "litgpt" and s.get("quantization") in ("nf4", "int4"):
             transient = max(transient, litgpt_4bit_carry(t, s, tokens))
-    return TextParts(states, act, transient, 0.0, params, trainable, tokens, per_tok)
+    return TextParts(states, act, transient, 0.0, params, trainable, act_tokens, per_tok)
 
 
 def text_inference(r: Resolved) -> TextParts:

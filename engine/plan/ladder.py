@@ -5,6 +5,15 @@ instance -> more instances. Each step keeps the previous ones, so the first step
 intrusive change that makes the job fit. The memory of each variant comes from the memory estimator; nothing here
 estimates memory itself.
 
+Long-context training (an LLM whose activations, not its model states, are what does not fit): after micro-batch 1 the
+chain turns on a chunked cross-entropy (chunked_loss: the fp32 logits' gradients live one chunk at a time; torchtune
+CEWithChunkedOutputLoss, Liger FusedLinearCrossEntropy), and at every GPU count, after the plain sharding stages, tries
+the stages with the chunked loss and then ZeRO-3 with sequence parallelism over those GPUs (Step.sp: DeepSpeed-Ulysses,
+Jacobs et al. 2023, arXiv:2309.14509: each GPU keeps the activations of 1/sp of the sequence; sp must divide the
+attention heads) before doubling the GPUs, which shrinks model states but never a GPU's activations. The planner tries
+these steps only where activations dominate the memory (planner._long_context_ok), so a short-sequence job's chain
+walks as before.
+
 Sharding is offered at every GPU count in three stages (Rajbhandari et al. 2019, ZeRO, arXiv:1910.02054, sec. 5):
 ZeRO-1 shards the optimizer states, ZeRO-2 the gradients too, ZeRO-3 (FSDP) the parameters too. Memory falls from
 stage to stage; communication rises (costing/comm.py: ZeRO-1 moves what DDP moves, ZeRO-2 reduce-scatters the
@@ -44,6 +53,7 @@ class Variant:
     workload: Workload
     gpus: int
     accum_steps: int = 1
+    sp: int = 1   # sequence-parallel degree (DeepSpeed-Ulysses): the memory estimate's activations are per 1/sp
 
 
 Copies = dict[tuple[tuple[str, Any], ...], Workload]  # update -> workload, for ONE base workload
@@ -60,9 +70,15 @@ class Step:
     update: tuple[tuple[str, Any], ...]
     gpus: int
     accum_steps: int = 1
+    sp: int = 1
+
+    @property
+    def long_context(self) -> bool:
+        """A long-context step: it turns on the chunked loss or sequence parallelism (planner._long_context_ok)."""
+        return self.sp > 1 or any(k == "chunked_loss" for k, _ in self.update)
 
     def variant(self, w: Workload, copies: Copies | None = None) -> Variant:
-        return Variant(self.step, _apply(w, self.update, copies), self.gpus, self.accum_steps)
+        return Variant(self.step, _apply(w, self.update, copies), self.gpus, self.accum_steps, self.sp)
 
 
 def _apply(w: Workload, update: tuple[tuple[str, Any], ...], copies: Copies | None) -> Workload:
@@ -84,15 +100,21 @@ def _amp_precision(precision: Precision | None, bf16: bool) -> Precision | None:
 
 
 def training_steps(w: Workload, *, bf16: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int,
-                   keep_strategy: bool = False) -> list[Step]:
+                   keep_strategy: bool = False, heads: int = 0, seq_len: int = 0) -> list[Step]:
     """The mitigation chain for one GPU model, cheapest change first; each step keeps the previous ones.
-    ``keep_strategy``: the user stated ``w.distributed``; the chain shards with that strategy only (plan/stated.py)."""
+    ``keep_strategy``: the user stated ``w.distributed``; the chain shards with that strategy only (plan/stated.py).
+    ``heads`` and ``seq_len``: the LLM's attention heads and tokens per sequence (0: not a causal LM, no long-context
+    steps)."""
     skip = _trainer_skips(w.model)
     stages = kept_stages(w.distributed) if keep_strategy else _stages(w.distributed, _offload_applies(w))
+    lm = w.task.value in ("llm_finetune", "llm_pretrain") and heads > 0
+    # sequence parallelism runs with ZeRO-3 over the same GPUs (DeepSpeed-Ulysses): not in a chain held to another
+    # stated strategy
+    sp_heads = heads if lm and "sharding" not in skip and Distributed.zero3 in stages else 0
     return list(_training_steps(w.precision, bool(w.gradient_checkpointing) or "checkpointing" in skip,
                                 w.batch_size_per_gpu or 1, bf16, gpus, fixed_gpus, max_gpus_per_node,
                                 bool(w.cpu_offload) or not _offload_applies(w) or not stages, "sharding" in skip,
-                                stages))
+                                stages, lm and not w.chunked_loss, sp_heads, seq_len))
 
 
 def kept_stages(given: Distributed | None) -> tuple[Distributed, ...]:
@@ -141,7 +163,8 @@ def _offload_applies(w: Workload) -> bool:
 def _training_steps(precision: Precision | None, checkpointing: bool, batch: int, bf16: bool, gpus: int,
                     fixed_gpus: bool, max_gpus_per_node: int, offloaded: bool = False,
                     no_sharding: bool = False,
-                    stages: tuple[Distributed, ...] = (Distributed.zero3,)) -> tuple[Step, ...]:
+                    stages: tuple[Distributed, ...] = (Distributed.zero3,), chunk_loss: bool = False,
+                    sp_heads: int = 0, seq_len: int = 0) -> tuple[Step, ...]:
     out = [Step(STEP_AS_GIVEN, (), gpus)]
     kept: dict[str, Any] = {}
     amp = _amp_precision(precision, bf16)
@@ -157,6 +180,10 @@ def _training_steps(precision: Precision | None, checkpointing: bool, batch: int
                         accum_steps=-(-batch // micro)))
         micro //= 2
     small = {**kept, "batch_size_per_gpu": 1} if batch > 1 else kept
+    chunked = {**small, "chunked_loss": True}
+    if chunk_loss:
+        # the fp32 logits' gradients one chunk at a time: no arithmetic added (TIME_FACTOR of the micro-batch step)
+        out.append(Step(STEP_MICROBATCH, tuple(chunked.items()), gpus, accum_steps=batch))
     if no_sharding:   # the trainer has no ZeRO / FSDP / offload: micro-batch 1 is its last step
         return tuple(out)
     if batch <= 1:
@@ -168,6 +195,16 @@ def _training_steps(precision: Precision | None, checkpointing: bool, batch: int
         for stage in stages:
             out.append(Step(step, tuple({**small, "distributed": stage, "num_gpus": n}.items()), n,
                             accum_steps=batch))
+        if chunk_loss:
+            for stage in stages:
+                out.append(Step(step, tuple({**chunked, "distributed": stage, "num_gpus": n}.items()), n,
+                                accum_steps=batch))
+        if _sp_ok(n, sp_heads, seq_len):
+            # the sequence over the n GPUs (DeepSpeed-Ulysses with ZeRO-3 over the same GPUs, arXiv:2309.14509 sec. 3):
+            # all n GPUs work on one sequence at a time (one data-parallel group): accumulating `batch` of them keeps
+            # the job's global batch
+            out.append(Step(step, tuple({**(chunked if chunk_loss else small), "distributed": Distributed.zero3,
+                                         "num_gpus": n}.items()), n, accum_steps=batch, sp=n))
     if fixed_gpus and not offloaded:
         # the GPU count is the user's: model states to CPU memory (ZeRO-3 offload / FSDP CPUOffload) is what is left;
         # a chain held to one stated ZeRO-1 / 2 offloads its optimizer states at that stage (DeepSpeed ZeRO-Offload,
@@ -177,6 +214,13 @@ def _training_steps(precision: Precision | None, checkpointing: bool, batch: int
                                              "cpu_offload": True}.items()), gpus, accum_steps=batch))
     return tuple(out)
 
+
+
+def _sp_ok(n: int, heads: int, seq_len: int) -> bool:
+    """DeepSpeed-Ulysses splits the attention heads over the sequence-parallel GPUs after its all-to-all: the degree must
+    divide the heads (deepspeed/sequence/layer.py DistributedAttention; LLaMA-Factory sequence_parallel_size) and the
+    sequence (each GPU its equal share of tokens)."""
+    return n > 1 and heads > 0 and heads % n == 0 and seq_len > 0 and seq_len % n == 0
 
 
 def _shard_counts(gpus: int, fixed_gpus: bool, max_per_node: int) -> list[int]:

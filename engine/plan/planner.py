@@ -179,14 +179,29 @@ def _stated_gpus(w: Workload, max_per_node: int) -> int | None:
     return w.num_nodes * max_per_node if w.num_nodes else None
 
 
+def _lm_shape(w: Workload) -> tuple[int, int]:
+    """(attention heads, tokens per sequence) of a causal LM in training, for the ladder's long-context steps; (0, 0)
+    for anything else (an embedder / reranker computes no vocabulary logits)."""
+    if w.task not in (Task.llm_finetune, Task.llm_pretrain):
+        return 0, 0
+    from gpu_advisor.memory.settings import resolve
+
+    r = resolve(w)
+    t = r.transformer
+    if t is None or t.family != "llm" or t.role is not None or not t.heads:
+        return 0, 0
+    return int(t.heads), int(r.settings.get("seq_len") or 0)
+
+
 def _steps(w: Workload, gpu: GPU, max_per_node: int, keep_strategy: bool = False) -> list[Step]:
     stated = _stated_gpus(w, max_per_node)
     gpus = stated or 1
     fixed = stated is not None
     if w.task == Task.inference:
         return inference_steps(w, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node)
+    heads, seq_len = _lm_shape(w)
     return training_steps(w, bf16=gpu.supports_bf16, gpus=gpus, fixed_gpus=fixed, max_gpus_per_node=max_per_node,
-                          keep_strategy=keep_strategy)
+                          keep_strategy=keep_strategy, heads=heads, seq_len=seq_len)
 
 
 Memo = dict[Workload, MemoryEstimate]
@@ -200,10 +215,11 @@ class Chains(dict):  # (bf16, GPUs per node) -> the chain's steps; .copies: the 
         self.estimates: dict[tuple[tuple[str, Any], ...], MemoryEstimate] = {}  # by Step.update, for this plan's job
 
 
-def _estimate(memo: Memo, w: Workload) -> MemoryEstimate:
-    estimate = memo.get(w)
+def _estimate(memo: Memo, w: Workload, sp: int = 1) -> MemoryEstimate:
+    key: Any = w if sp == 1 else (w, sp)
+    estimate = memo.get(key)
     if estimate is None:
-        estimate = memo[w] = estimate_memory(w)
+        estimate = memo[key] = estimate_memory(w, sp) if sp > 1 else estimate_memory(w)
     return estimate
 
 
@@ -212,10 +228,24 @@ def _step_estimate(w: Workload, step: Step, memo: Memo, chains: Chains) -> tuple
     about 30 times for a handful of workloads, and hashing a Workload (every field) for ``memo`` took 15 % of the
     planner's own time."""
     variant = step.variant(w, chains.copies)
-    estimate = chains.estimates.get(step.update)
+    key = step.update if step.sp == 1 else step.update + (("sequence_parallel", step.sp),)
+    estimate = chains.estimates.get(key)
     if estimate is None:
-        estimate = chains.estimates[step.update] = _estimate(memo, variant.workload)
+        estimate = chains.estimates[key] = _estimate(memo, variant.workload, step.sp)
     return variant, estimate
+
+
+STATE_PARTS = ("weights", "master_weights", "optimizer", "gradients", "framework_extras")
+
+
+def _long_context_ok(w: Workload, step: Step, memo: Memo, chains: Chains) -> bool:
+    """A long-context step (chunked loss, sequence parallelism) is tried only where activations dominate: in the same
+    step without it (the plain micro-batch or sharding step at the same GPU count) the activations and the loss's
+    transient buffers per GPU are at least the model states. Elsewhere sharding over more GPUs is what shrinks the
+    memory, and a short-sequence job's chain walks as it did before these steps."""
+    plain = Step(step.step, tuple((k, v) for k, v in step.update if k != "chunked_loss"), step.gpus, step.accum_steps)
+    b = _step_estimate(w, plain, memo, chains)[1].breakdown
+    return b.get("activations", 0.0) + b.get("transient", 0.0) >= sum(b.get(k, 0.0) for k in STATE_PARTS)
 
 
 def _chain(w: Workload, gpu: GPU, max_per_node: int, chains: Chains) -> list[Step]:
@@ -278,11 +308,15 @@ def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Cha
     if _fits(estimate, gpu, strict=True):
         return first, estimate, False
     loose = (first, estimate) if _fits(estimate, gpu) else None
-    zero3 = {(st.step, st.gpus): st for st in steps if dict(st.update).get("distributed") == Distributed.zero3}
+    zero3 = {(st.step, st.gpus, dict(st.update).get("chunked_loss")): st for st in steps
+             if dict(st.update).get("distributed") == Distributed.zero3 and st.sp == 1}
     for step in steps[1:]:
         if placeable is not None and not placeable(step.gpus):
             continue  # no type carries this layout: a fit there is no plan
-        full = zero3.get((step.step, step.gpus)) if dict(step.update).get("distributed") in LESS_SHARDED else None
+        if step.long_context and not _long_context_ok(w, step, memo, chains):
+            continue
+        full = (zero3.get((step.step, step.gpus, dict(step.update).get("chunked_loss")))
+                if dict(step.update).get("distributed") in LESS_SHARDED else None)
         if full is not None and not _fits(_step_estimate(w, full, memo, chains)[1], gpu):
             continue  # ZeRO-1 / 2 hold more than ZeRO-3 at the same count: when ZeRO-3 does not fit, neither do they
         variant, estimate = _step_estimate(w, step, memo, chains)
@@ -312,8 +346,8 @@ def _best_stage(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Ch
     chosen = (found, estimate)
     zero3 = 0.0
     for step in _chain(w, gpu, max_per_node, chains):
-        if step.step != found.step or step.gpus != found.gpus or dict(step.update).get("distributed") in (
-                None, found.workload.distributed):
+        if step.step != found.step or step.gpus != found.gpus or step.sp != found.sp or dict(step.update).get(
+                "distributed") in (None, found.workload.distributed):
             continue
         variant, est = _step_estimate(w, step, memo, chains)
         if rest(variant) != found.workload or not _fits(est, gpu, strict=not tight):

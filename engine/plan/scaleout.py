@@ -37,7 +37,8 @@ def _wider(c: Candidate, n: int, stage: Distributed | None = None) -> Variant:
         update["distributed"] = stage
     elif w.distributed in (None, Distributed.none):
         update["distributed"] = Distributed.ddp
-    return Variant(c.variant.step, w.model_copy(update=update), n, c.variant.accum_steps)
+    # a sequence-parallel plan keeps its degree: n / sp data-parallel groups of sp GPUs (DeepSpeed-Ulysses with DP)
+    return Variant(c.variant.step, w.model_copy(update=update), n, c.variant.accum_steps, c.variant.sp)
 
 
 def _widest_fit(c: Candidate, n: int, job: Job, memo: dict) -> tuple[Variant, Any]:
@@ -47,7 +48,7 @@ def _widest_fit(c: Candidate, n: int, job: Job, memo: dict) -> tuple[Variant, An
     needed on 32, where its parameter all-gathers are pure cost. The ladder's stages for the job bound the choice
     (ladder._stages: ZeRO-3 only for LoRA / QLoRA; never less than the user asked for)."""
     variant = _wider(c, n)
-    estimate = _estimate(memo, variant.workload)
+    estimate = _estimate(memo, variant.workload, variant.sp)
     given = c.variant.workload.distributed
     if given not in ZERO_STAGES or job.original.distributed is not None:
         return variant, estimate
@@ -57,7 +58,7 @@ def _widest_fit(c: Candidate, n: int, job: Job, memo: dict) -> tuple[Variant, An
     best = None
     for stage in allowed:
         v = variant if stage == given else _wider(c, n, stage)
-        est = estimate if stage == given else _estimate(memo, v.workload)
+        est = estimate if stage == given else _estimate(memo, v.workload, v.sp)
         if not _fits(est, c.gpu, strict=True) and not (stage == given and _fits(est, c.gpu)):
             continue
         key = (stage_bytes(v.workload, est.profile, n, v.accum_steps), est.device_total_gib)

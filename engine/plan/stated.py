@@ -40,7 +40,8 @@ def _need_on_stated(catalog: Catalog, job: Job, gpu: GPU, memo: dict) -> tuple[f
         return None
     steps = _chain(job.workload, gpu, max_per_node, Chains())
     kept = [s for s in steps if s.step != STEP_OFFLOAD]
-    return _estimate(memo, kept[-1].variant(job.workload).workload).device_total_gib, len(kept) < len(steps)
+    last = kept[-1]   # a sequence-parallel step is estimated at its degree (ladder.Step.sp)
+    return _estimate(memo, last.variant(job.workload).workload, last.sp).device_total_gib, len(kept) < len(steps)
 
 
 STRATEGY_NAMES = {"ddp": "DDP", "fsdp": "FSDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3"}

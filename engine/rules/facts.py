@@ -107,6 +107,8 @@ FACT_FIELDS: dict[str, tuple[type, str]] = {
     "ram_need_gib": (float, "host RAM needed per instance, GiB"),
     "price_known": (bool, "the catalog has a price for the chosen type in the region"),
     "price_per_hour": (float, "pay-as-you-go price per instance-hour (0 when unknown)"),
+    "chunked_loss_added": (bool, "the plan computes the LLM's cross-entropy in chunks (chunked / fused loss) the job did not state"),
+    "sequence_parallel": (int, "sequence-parallel degree of the plan (DeepSpeed-Ulysses: GPUs sharing each sequence; 1 none)"),
     "planned_sharding": (str, "data-parallel sharding of the chosen plan: none / ddp / zero1 / zero2 / zero3 / fsdp"),
     "zero3_mem_gib": (float, "device memory per GPU ZeRO-3 would need at the plan's GPU count when the plan uses ZeRO-1 / 2 (0 otherwise)"),
     "planned_quantization": (str, "weight format in the chosen plan: none / int8 / int4 / nf4 / fp8 / fp4 (the job's when no plan)"),
