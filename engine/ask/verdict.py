@@ -178,7 +178,8 @@ def _job_size_defaults(rec: Any) -> list[tuple[str, str]]:
             ep = wl.get("epochs") if isinstance(wl, dict) else getattr(wl, "epochs", None)
             out.append((f"{int(a.value):,} samples" + (f" x {float(ep):g} epochs" if ep else ""),
                         f"{int(a.value):,} 个样本" + (f" × {float(ep):g} 轮" if ep else "")))
-    if any(a.code == "sample_tokens" for a in assumed) and any(a.code == "default" and a.field == "seq_len" for a in assumed):
+    if any(a.code == "sample_tokens" and a.field == "seq_len" for a in assumed) \
+            and any(a.code == "default" and a.field == "seq_len" for a in assumed):
         # the time counts every sample at the default seq_len: an upper bound the user never stated
         seq = next(a.value for a in assumed if a.code == "default" and a.field == "seq_len")
         out.append((f"{int(seq):,} tokens a sample, an upper bound", f"每个样本 {int(seq):,} token（上限）"))

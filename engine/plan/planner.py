@@ -239,10 +239,16 @@ STATE_PARTS = ("weights", "master_weights", "optimizer", "gradients", "framework
 
 
 def _long_context_ok(w: Workload, step: Step, memo: Memo, chains: Chains) -> bool:
-    """A long-context step (chunked loss, sequence parallelism) is tried only where activations dominate: in the same
+    """A long-context step (chunked loss, sequence parallelism) is tried only where activations dominate -- except the
+    chunked loss on the job's own GPU count, which is tried whenever micro-batch 1 does not fit: in the same
     step without it (the plain micro-batch or sharding step at the same GPU count) the activations and the loss's
     transient buffers per GPU are at least the model states. Elsewhere sharding over more GPUs is what shrinks the
     memory, and a short-sequence job's chain walks as it did before these steps."""
+    update = dict(step.update)
+    if step.sp <= 1 and update.get("distributed") is None:
+        # the chunked loss on the job's own GPUs (before any sharding): one trainer flag instead of splitting the model
+        # over more GPUs; a LoRA job a card misses by its fp32 logits (7B at 2048 tokens on 24 GB) fits with it
+        return True
     plain = Step(step.step, tuple((k, v) for k, v in step.update if k != "chunked_loss"), step.gpus, step.accum_steps)
     b = _step_estimate(w, plain, memo, chains)[1].breakdown
     return b.get("activations", 0.0) + b.get("transient", 0.0) >= sum(b.get(k, 0.0) for k in STATE_PARTS)
