@@ -27,7 +27,8 @@ def test_brief_names_only_the_answers_instances_in_one_language(advise, w) -> No
         assert data["instance"]["gpu_memory_gb"] == rec.instance.gpu_memory_gib
     assert 1 <= len(data["reasons"]) <= 5 or rec.instance is None and rec.cpu_instance is None
     assert {r["rule_id"] for r in data["reasons"]} <= {e.rule_id for e in rec.trace}
-    assert len(data["alternatives"]) == min(2, len(rec.alternatives))
+    # two alternatives, one when the answer had to be trimmed to its token budget (brief.fit_budget, trimmed last)
+    assert min(1, len(rec.alternatives)) <= len(data["alternatives"]) <= min(2, len(rec.alternatives))
     if w["lang"] == "en":
         assert not CJK.search(text)
 
@@ -62,3 +63,16 @@ def test_a_question_without_a_model_gets_the_scenarios(advise) -> None:
     data = brief(rec)
     assert rec.scenarios and len(data["scenarios"]) == min(4, len(rec.scenarios))
     assert all(CJK.search(row["label"]) for row in data["scenarios"])
+
+
+def test_a_brief_is_trimmed_to_its_token_budget_least_deciding_parts_first(advise) -> None:
+    from gpu_advisor.answer.brief import ANSWER_TOKENS, TOKENS_PER_ESTIMATE, estimated_tokens
+
+    # a full fine-tune with a defaulted precision that changes the plan: two long lead lines, four reasons
+    rec = advise({"task": "llm_finetune", "model": "Qwen2.5 14B", "finetune_method": "full", "num_samples": 100000,
+                  "seq_len": 4096, "lang": "en"}, "en")
+    data = brief(rec)
+    assert 2 * estimated_tokens(data) * TOKENS_PER_ESTIMATE <= ANSWER_TOKENS
+    assert data["instance_type"] == rec.instance.instance_type and data["lead"]   # the decision is never trimmed
+    assert all("why" not in o for o in data["alternatives"]) or len(data["reasons"]) == 4
+
