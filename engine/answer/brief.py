@@ -198,9 +198,11 @@ def _would_change(rec: Any, lang: str) -> list[str]:
         out += [short(x.get(lang)) for x in rec.cost.relax]
     if rec.instance is not None and rec.instance.reason is not None:
         reason = rec.instance.reason.get(lang)
-        # the planner's own words when another option wins on another criterion ("... finishes sooner ...")
-        if ";" in reason:
-            out.append(short(reason.split(";", 1)[1].strip()))
+        # the planner's own words when another option wins on another criterion ("ecs.… finishes sooner ..."): a
+        # trade-off names that other type; "it is also the fastest" changes nothing
+        tail = reason.split(";", 1)[1].strip() if ";" in reason else ""
+        if "ecs." in tail:
+            out.append(short(tail))
     # the fields the advisor filled in (a default); not a note about a stated value ("Time counts each sample as the
     # stated seq_len" is about the data, the seq_len itself was given)
     assumed = {a.field: a for a in rec.assumptions if a.code.startswith("default")}
