@@ -4,6 +4,7 @@ as asked. Nothing is sized here: every figure is the advisor's plan with that GP
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from gpu_advisor.ask.parsed import ParsedQuestion
@@ -117,4 +118,61 @@ def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
                 zh="对比：" + "；".join(r.zh for r, _, _ in rows) + "。" + end_zh)
 
 
-__all__ = ["compare_line"]
+METHOD_NAMES = {"full": ("full fine-tuning", "全参微调"), "lora": ("LoRA", "LoRA"), "qlora": ("QLoRA", "QLoRA")}
+ALTERNATIVE = re.compile(r"还是|或者|或|\bor\b|\bvs\.?|versus|/|和|\band\b|跟|与", re.IGNORECASE)
+NEGATED = re.compile(r"(?:不用|不做|不要|不|没有|没|\bno|\bnot|\bwithout)\s*$", re.IGNORECASE)
+
+
+def _methods_asked(parsed: ParsedQuestion) -> list[str]:
+    """The fine-tuning methods a question weighs against each other ("全参微调还是LoRA", "full fine-tuning or LoRA?"):
+    two different methods of the lexicon joined by an alternative word, neither negated; else []."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    text = parsed.text
+    found: list[tuple[int, int, str]] = []
+    for entry in load_lexicon().enums["finetune_method"]:
+        for m in entry.pattern.finditer(text):
+            if not NEGATED.search(text[max(0, m.start() - 8):m.start()]):
+                found.append((m.start(), m.end(), entry.value))
+    found.sort()
+    for (_, end, a), (start, _, b) in zip(found, found[1:]):
+        if a != b and ALTERNATIVE.search(text[end:start]) and len(text[end:start]) <= 12:
+            return [a, b]
+    return []
+
+
+def method_compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
+                        plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
+    """"全参还是 LoRA?": the job planned with each method named, what each needs and costs first. The parser keeps one
+    of the two as the Workload's value; the other is never dropped: it is planned here."""
+    methods = _methods_asked(parsed)
+    if not methods or getattr(rec, "instance", None) is None:
+        return None
+    rows, priced = [], []
+    for method in methods:
+        other = rec if fields.get("finetune_method") == method else plan_on({**fields, "finetune_method": method})
+        inst = getattr(other, "instance", None)
+        en_name, zh_name = METHOD_NAMES.get(method, (method, method))
+        if inst is None:
+            rows.append(Text(en=f"{en_name}: no configuration in the catalog holds it",
+                             zh=f"{zh_name}：目录中没有放得下的配置"))
+            continue
+        price_en, price_zh, figure = _price_text(other)
+        rows.append(Text(en=f"{en_name}: {inst.total_gpus} × {inst.gpu_display} ({inst.instance_type}), about "
+                            f"{inst.planned_mem_gib:.1f} GiB per GPU, {price_en}",
+                         zh=f"{zh_name}：{inst.total_gpus} 张 {inst.gpu_display}（{inst.instance_type}），每卡约 "
+                            f"{inst.planned_mem_gib:.1f} GiB，{price_zh}"))
+        if figure is not None:
+            priced.append((figure, en_name, zh_name))
+    end_en = end_zh = ""
+    if len(priced) == 2:
+        best = min(priced)
+        end_en, end_zh = f" Cheaper: {best[1]}.", f"更省钱的是 {best[2]}。"
+    note_en = (" Which one reaches the quality you need is a question of the task and data, not of the hardware: "
+               "gpu-advisor sizes both.")
+    note_zh = "哪种能达到所需效果取决于任务与数据，而不是硬件：gpu-advisor 只估算两者的资源。"
+    return Text(en="Compared: " + "; ".join(r.en for r in rows) + "." + end_en + note_en,
+                zh="对比：" + "；".join(r.zh for r in rows) + "。" + end_zh + note_zh)
+
+
+__all__ = ["compare_line", "method_compare_line"]
