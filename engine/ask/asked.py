@@ -79,9 +79,13 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if wants_cost or (wants_time and wall is not None):
         payg = opt.purchase("payg")
         cur = opt.currency or inst.currency or "CNY"
-        if payg is not None and payg.total is not None:
-            en.append(f"pay-as-you-go total about {_span(payg.total.low, payg.total.high, _money)} {cur}")
-            zh.append(f"按量付费整个作业约 {_span(payg.total.low, payg.total.high, _money)} {cur}")
+        span = _span(payg.total.low, payg.total.high, _money) if payg is not None and payg.total is not None else None
+        if span is not None and cost.basis == "month":   # serving: a month of the instance running 24 x 7
+            en.append(f"pay-as-you-go about {span} {cur} a month (24×7)")
+            zh.append(f"按量付费每月（24×7）约 {span} {cur}")
+        elif span is not None:
+            en.append(f"pay-as-you-go total about {span} {cur}")
+            zh.append(f"按量付费整个作业约 {span} {cur}")
         elif wants_cost:
             hourly = opt.hourly_total
             if hourly is not None:
