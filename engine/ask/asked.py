@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpu_advisor.ask.parsed import ParsedQuestion
+from gpu_advisor.ask.verdict import _job_size_defaults, _money, _off_catalog_gpu, _range
 from gpu_advisor.util.i18n import Text
 
 
@@ -42,14 +43,6 @@ def _days(h: float) -> tuple[str, str]:
     return f"{d:,.0f} days", f"{d:,.0f} 天"
 
 
-def _span(low: float, high: float, fmt: Any) -> str:
-    return fmt(low) if abs(high - low) < 1e-9 else f"{fmt(low)}–{fmt(high)}"
-
-
-def _money(v: float) -> str:
-    return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
-
-
 def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """The first line for a "how long" / "how much" question, or None (not asked, no option, or no figure: then the
     answer says why where it always does, in its cost section)."""
@@ -79,7 +72,7 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if wants_cost or (wants_time and wall is not None):
         payg = opt.purchase("payg")
         cur = opt.currency or inst.currency or "CNY"
-        span = _span(payg.total.low, payg.total.high, _money) if payg is not None and payg.total is not None else None
+        span = _range(payg.total, _money) if payg is not None and payg.total is not None else None
         if span is not None and cost.basis == "month":   # serving: a month of the instance running 24 x 7
             en.append(f"pay-as-you-go about {span} {cur} a month (24×7)")
             zh.append(f"按量付费每月（24×7）约 {span} {cur}")
@@ -96,8 +89,6 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 zh.append("目录中没有它在该地域的价格")
     if not en:
         return None
-    from gpu_advisor.ask.verdict import _job_size_defaults, _off_catalog_gpu
-
     sized = _job_size_defaults(rec)
     tail_en = f" (assumed, not stated: {', '.join(s[0] for s in sized)})" if sized else ""
     tail_zh = f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）" if sized else ""

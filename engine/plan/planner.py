@@ -333,6 +333,15 @@ def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Cha
     return None if loose is None else (*loose, True)
 
 
+def stage_key(variant: Variant, estimate: MemoryEstimate) -> tuple[float, float]:
+    """How the ZeRO stages that fit are ranked: bytes moved per micro-step (costing/comm.stage_bytes), then the
+    device memory per GPU (equal traffic: more memory to spare)."""
+    from gpu_advisor.costing.comm import stage_bytes   # costing imports the plan's ladder: imported when used
+
+    return (stage_bytes(variant.workload, estimate.profile, variant.gpus, variant.accum_steps),
+            estimate.device_total_gib)
+
+
 def _best_stage(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Chains, found: Variant,
                 estimate: MemoryEstimate, tight: bool) -> tuple[Variant, MemoryEstimate, float]:
     """Of the ZeRO stages the chain offers at the found step's GPU count (ladder.ZERO_STAGES), the one that moves the
@@ -343,12 +352,10 @@ def _best_stage(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Ch
     The third value: ZeRO-3's device memory per GPU at that count when another stage is chosen (else 0)."""
     if found.step not in (STEP_SHARD, STEP_MORE_NODES) or found.gpus <= 1:
         return found, estimate, 0.0
-    from gpu_advisor.costing.comm import stage_bytes   # costing imports the plan's ladder: imported when used
-
     def rest(v: Variant) -> Workload:
         return v.workload.model_copy(update={"distributed": found.workload.distributed})
 
-    best = (stage_bytes(found.workload, estimate.profile, found.gpus, found.accum_steps), estimate.device_total_gib)
+    best = stage_key(found, estimate)
     chosen = (found, estimate)
     zero3 = 0.0
     for step in _chain(w, gpu, max_per_node, chains):
@@ -360,7 +367,7 @@ def _best_stage(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Ch
             continue
         if enum_value(variant.workload.distributed, "") == "zero3":
             zero3 = est.device_total_gib
-        key = (stage_bytes(variant.workload, est.profile, variant.gpus, variant.accum_steps), est.device_total_gib)
+        key = stage_key(variant, est)
         if key < best:
             best, chosen = key, (variant, est)
     return (*chosen, 0.0 if enum_value(chosen[0].workload.distributed, "") == "zero3" else zero3)

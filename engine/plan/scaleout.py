@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from gpu_advisor.costing.timing import estimate_time
 from gpu_advisor.util.i18n import Text
 from gpu_advisor.plan.ladder import MAX_TOTAL_GPUS, ZERO_STAGES, Variant, _offload_applies, _stages
-from gpu_advisor.plan.planner import Candidate, Plan, _candidates_for, _estimate, _fits, _prices, _usable_types_by_gpu
+from gpu_advisor.plan.planner import (Candidate, Plan, _candidates_for, _estimate, _fits, _prices, _usable_types_by_gpu,
+                                      stage_key)
 from gpu_advisor.workload import Distributed, Task
 
 if TYPE_CHECKING:
@@ -52,8 +53,6 @@ def _widest_fit(c: Candidate, n: int, job: Job, memo: dict) -> tuple[Variant, An
     given = c.variant.workload.distributed
     if given not in ZERO_STAGES or job.original.distributed is not None:
         return variant, estimate
-    from gpu_advisor.costing.comm import stage_bytes   # costing imports the plan's ladder: imported when used
-
     allowed = _stages(job.original.distributed, _offload_applies(job.workload))
     best = None
     for stage in allowed:
@@ -61,7 +60,7 @@ def _widest_fit(c: Candidate, n: int, job: Job, memo: dict) -> tuple[Variant, An
         est = estimate if stage == given else _estimate(memo, v.workload, v.sp)
         if not _fits(est, c.gpu, strict=True) and not (stage == given and _fits(est, c.gpu)):
             continue
-        key = (stage_bytes(v.workload, est.profile, n, v.accum_steps), est.device_total_gib)
+        key = stage_key(v, est)
         if best is None or key < best[0]:
             best = (key, v, est)
     return (variant, estimate) if best is None else (best[1], best[2])
