@@ -33,14 +33,15 @@ def _hours_span(low: float, high: float) -> str:
     return f"{_num(low)}–{_num(high)} h" if low >= 1 else f"{_hours(low)}–{_hours(high)}"
 
 
-def _days(h: float) -> tuple[str, str]:
-    """A long time also in days (or years): 8,566 h is easier read as about a year."""
-    if h < 48:
+def _days(h: float, long_job: bool = False) -> tuple[str, str]:
+    """A long time also in days (or years): 8,566 h is easier read as about a year; ``long_job``: the range's other end
+    is two days or more, so this end is said in days too."""
+    if h < 48 and not long_job:
         return "", ""
     d = h / 24
     if d >= 365:
         return f"{d / 365:.1f} years", f"{d / 365:.1f} 年"
-    return f"{d:,.0f} days", f"{d:,.0f} 天"
+    return (f"{d:,.0f} days", f"{d:,.0f} 天") if d >= 10 else (f"{d:.1f} days", f"{d:.1f} 天")
 
 
 def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
@@ -58,7 +59,7 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     en, zh = [], []
     wall = opt.time.wall_hours if opt.time is not None else None
     if wall is not None:
-        d_en, d_zh = _days(wall.low)
+        d_en, d_zh = _days(wall.low, wall.high >= 48)
         d_hi_en, d_hi_zh = _days(wall.high)
         days_en = f" ({d_en}–{d_hi_en})" if d_en and d_hi_en else ""
         days_zh = f"（{d_zh}–{d_hi_zh}）" if d_zh and d_hi_zh else ""
