@@ -97,8 +97,8 @@ JUDGED = {
     **{("transformers", k, a): "same config.json shapes (version tag / re-release / spelling)" for k, a in [
         ("mistral-7b", "mistralai/mistral-7b-v0.1"), ("mistral-7b", "mistral-7b-v0.1"),
         ("mistral-7b", "mistral-7b-instruct-v0.1"), ("mistral-7b", "mistralai/mistral-7b-instruct-v0.1"),
-        ("yi-34b", "01-ai/yi-34b"), ("qwen3-4b", "qwen3-4b-instruct-2507"),
-        ("qwen3-30b-a3b", "qwen3-30b-a3b-instruct-2507"), ("qwen3-30b-a3b", "qwen/qwen3-30b-a3b-instruct-2507"),
+        ("yi-34b", "01-ai/yi-34b"),
+        # (Qwen3-4B / 30B-A3B -2507 builds are same_shape names now: their configs state a 262,144-token context)
         ("qwen3-235b-a22b", "qwen/qwen3-235b-a22b-instruct-2507"), ("deepseek-v3", "deepseek-v3-0324"),
         ("deepseek-v3", "deepseek-ai/deepseek-v3-0324"), ("deepseek-r1", "deepseek-r1-0528"),
         ("deepseek-r1", "deepseek-ai/deepseek-r1-0528"), ("deepseek-r1", "deepseek-r1:671b"),

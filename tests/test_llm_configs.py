@@ -362,7 +362,8 @@ def test_r1_distill_qwen_1_5b_is_not_answered_with_qwen25_1_5b() -> None:
 
 
 @pytest.mark.parametrize("fixture,key", [("deepseek-r1-distill-qwen-32b.json", "qwen2.5-32b"),
-                                         ("llama-3.3-70b.json", "llama-3.1-70b")])
+                                         ("llama-3.3-70b.json", "llama-3.1-70b"),
+                                         ("qwen3-4b-thinking-2507.json", "qwen3-4b")])
 def test_same_shape_claims_hold_for_the_recorded_configs(fixture: str, key: str) -> None:
     """A same_shape name is estimated with another model's profile: its own recorded config must have those shapes."""
     c = count(json.loads((FIXTURES / fixture).read_text()))

@@ -322,6 +322,11 @@ def closest_models(name: str, pool: str, n: int = 5, family: str | None = None) 
     for hit in difflib.get_close_matches(folded, list(labels), n=40, cutoff=0.5):
         if labels[hit] not in out:
             out.append(labels[hit])
+    # a short name that is one word of known names ("R1" of "DeepSeek-R1", "K2" of "Kimi K2"): those models
+    if len(out) < n and folded and len(folded) <= 4:
+        for label in dict.fromkeys(labels.values()):
+            if folded in re.split(r"[^a-z0-9.]+", label.lower()) and label not in out:
+                out.append(label)
     # a family prefix ("llama", "deepseek") with no close spelling: the models whose names start with it
     head = re.match(r"[a-z]+", folded)
     if len(out) < n and head and len(head.group(0)) >= 3:

@@ -247,7 +247,9 @@ def find_unresolved(text: str, taken: list[tuple[int, int]]) -> list[Unresolved]
             end = tail.end() if tail else m.end()
             start = m.start()
             # the whole written word: "my-llama-3.1-8b-variant", not the "llama-3.1-8b" inside it
-            while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "-_/")):
+            # (a dot inside a version: "llava-v1.6-mistral-7b", not "6-mistral-7b")
+            while start > 0 and text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "-_/" or (
+                    text[start - 1] == "." and start > 1 and text[start - 2].isascii() and text[start - 2].isalnum())):
                 start -= 1
             while end < len(text) and text[end].isascii() and (text[end].isalnum() or (
                     text[end] in "-_./" and end + 1 < len(text) and text[end + 1].isascii() and text[end + 1].isalnum())):
