@@ -115,6 +115,10 @@ def _refusal(res: Result, exc: Any, lang: str) -> None:
                                 f"refusal in {case['refuse_lang']}: {message[:120]}")
     if "model_any" in case:
         res.checks["model"] = (ok, "refused with suggestions" if ok else message[:120])
+    # a refusal says back the name it refuses and the known names it offers (`says` on a refusal case)
+    if case.get("refuse") and case.get("says"):
+        missing = [p for p in case["says"] if not re.search(p, message)]
+        res.checks["says"] = (not missing, f"refusal lacks {missing}: {message[:160]}")
 
 
 def _understood(res: Result, parsed: Any, rec: Any) -> None:
