@@ -33,8 +33,8 @@ MUST_NOT_RESOLVE = [
     # language models of another size, version, vocabulary or fine-tune shape
     "StableLM-3B", "StableLM-3B-4E1T", "stablelm-zephyr-3b", "Qwen2.5-Coder", "CodeQwen1.5-7B", "CodeLlama-70B",
     "StarCoder2-3B", "StarCoder2-15B", "starcoder", "DeepSeek-Coder-6.7B",
-    "Qwen3-Coder-30B-A3B-Instruct", "Llama 3.3 8B", "Llama-2-70B", "Qwen2-72B", "Qwen2-VL-7B",
-    "DeepSeek-V2", "DeepSeek-Coder-V2", "GLM-4.5", "Mixtral-8x7B-v0.2", "Mistral-7B-v0.4", "Phi-3-medium",
+    "Qwen3-Coder-30B-A3B-Instruct", "Llama 3.3 8B", "Qwen2-VL-7B",
+    "DeepSeek-V2", "Mixtral-8x7B-v0.2", "Mistral-7B-v0.4", "Phi-3-medium",
     "Phi-3.5-MoE", "InternLM2.5-20B", "Baichuan2-13B", "Yi-1.5-9B", "Yi-6B", "bert-large-chinese", "DistilBERT",
     "ALBERT-base", "xlm-roberta-base", "bert-base-multilingual-cased", "chinese-roberta-wwm-ext",
     # embedding / reranker models of another size, version or network than a shipped one
