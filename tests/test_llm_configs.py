@@ -470,6 +470,13 @@ NEW_NAMES = [
     ("mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo-12b", 12.2), ("Mistral Nemo 12B", "mistral-nemo-12b", 12.2),
     ("Mistral-Small-3.1-24B-Instruct-2503", "mistral-small-3.1-24b", 24.0), ("microsoft/phi-4", "phi-4", 14.7),
     ("Phi-4-mini-instruct", "phi-4-mini", 3.8), ("meta-llama/Llama-3.2-90B-Vision-Instruct", "llama-3.2-90b-vision", 88.8),
+    # h13 (models): names users ask for that were refused
+    ("Llama 2 70B", "llama-2-70b", 70.0), ("Llama-2-70b-chat-hf", "llama-2-70b", 70.0), ("Qwen2-72B-Instruct", "qwen2-72b", 72.7),
+    ("DeepSeek-Coder-V2-Instruct", "deepseek-coder-v2", 236.0), ("DeepSeek-Coder-V2-Lite-Instruct", "deepseek-coder-v2-lite", 15.7),
+    ("Qwen3-VL-8B-Instruct", "qwen3-vl-8b", 8.77), ("Qwen/Qwen3-VL-235B-A22B-Thinking", "qwen3-vl-235b-a22b", 235.0),
+    ("MiniCPM-2B-sft-bf16", "minicpm-2b", 2.7), ("Qwen2-1.5B-Instruct", "qwen2-1.5b", 1.54),
+    ("GLM-4.5", "glm-4.7", 355.0), ("Qwen3-4B-Thinking-2507", "qwen3-4b", 4.02), ("Phi-4-reasoning", "phi-4", 14.7),
+    ("Qwen3-235B-A22B-Thinking-2507", "qwen3-235b-a22b", 235.0),
 ]
 
 

@@ -333,6 +333,15 @@ def closest_models(name: str, pool: str, n: int = 5, family: str | None = None) 
         for fold, label in labels.items():
             if fold.startswith(head.group(0)) and label not in out:
                 out.append(label)
+    # the name's own family first ("GLM-Z1-32B": the GLM models before a Llama spelled alike): the first word of the name
+    # as written, when known names start with it
+    word = re.match(r"[a-z]+", name.strip().lower())
+    if word and len(word.group(0)) >= 3 and family is None:
+        w = word.group(0)
+        kin = [label for fold, label in labels.items() if fold.startswith(w)]
+        if kin:
+            ranked = [label for label in out if norm(label).startswith(w)]
+            out = list(dict.fromkeys([*ranked, *kin, *out]))
     if family is not None:
         # embedding / reranker models first (the spelled-alike ones, then the others), plain encoders after them
         for spec in sorted(specs.values(), key=lambda v: (getattr(v, "role", None) is None, v.display)):
