@@ -324,9 +324,9 @@ def closest_models(name: str, pool: str, n: int = 5, family: str | None = None) 
             out.append(labels[hit])
     # a short name that is one word of known names ("R1" of "DeepSeek-R1", "K2" of "Kimi K2"): those models
     if len(out) < n and folded and len(folded) <= 4:
-        for label in dict.fromkeys(labels.values()):
-            if folded in re.split(r"[^a-z0-9.]+", label.lower()) and label not in out:
-                out.append(label)
+        words = [label for label in dict.fromkeys(labels.values())
+                 if folded in re.split(r"[^a-z0-9.]+", label.lower()) and label not in out]
+        out.extend(sorted(words, key=len))   # the shortest first: DeepSeek-R1 before its distilled models
     # a family prefix ("llama", "deepseek") with no close spelling: the models whose names start with it
     head = re.match(r"[a-z]+", folded)
     if len(out) < n and head and len(head.group(0)) >= 3:
