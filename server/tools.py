@@ -241,12 +241,13 @@ def _sections(full: dict[str, Any], sections: list[str]) -> dict[str, Any]:
     return out
 
 
-def recommendation_answer(rec: Any, lang: str, options: AnswerOptions) -> tuple[dict[str, Any], str]:
-    """(structured content, text) of a Recommendation as the tools return it."""
+def recommendation_answer(rec: Any, lang: str, options: AnswerOptions, reserve: float = 0.0) -> tuple[dict[str, Any], str]:
+    """(structured content, text) of a Recommendation as the tools return it; ``reserve``: tokens the caller adds
+    (the brief is trimmed to leave them room in the default answer's budget)."""
     from gpu_advisor.answer.brief import brief, brief_text
     from gpu_advisor.server.registry import structured
 
-    data = brief(rec, lang)
+    data = brief(rec, lang, reserve)
     if options.detail == "full":
         data["full"] = structured(rec, lang)
         return data, rec.render(lang)
@@ -337,22 +338,28 @@ def ask(value: AskInput, lang: str) -> tuple[BaseModel, str]:
     from gpu_advisor.ask.report import render_markdown
     from gpu_advisor.answer.render import md_escape
 
+    from gpu_advisor.answer.brief import TOKENS_PER_ESTIMATE, estimated_tokens
+
     parsed, rec = answer_question(value.question, lang=value.lang.value if value.lang else lang)
     lang = rec.lang
+    zh = lang == "zh"
     options = AnswerOptions(detail=value.detail, sections=value.sections)
-    data, text = recommendation_answer(rec, lang, options)
     understood = {u.field: u.value for u in parsed.understood}
     assumed = {a.field: a.value for a in parsed.assumed}
-    notes = [h.text.get(lang) for h in parsed.hints]
-    answer = AskAnswer.model_validate(dict(lang=lang, understood=understood, assumed=assumed, notes=notes,
-                                       recommendation=data))
-    if options.detail == "full":
-        return answer, render_markdown(parsed, rec, lang)
-    zh = lang == "zh"
+    # what the question said that set no field is said back too (a value replaced by a follow-up, a second GPU, a
+    # number not attached to a field): an assistant relaying the answer must not lose it; one line per distinct note
+    unused = [f"{'未使用' if zh else 'Not used'}: “{u.matched}” — {u.why.get(lang)}" for u in parsed.unused]
+    notes = list(dict.fromkeys([*(h.text.get(lang) for h in parsed.hints), *unused]))
     head = [f"{'读到' if zh else 'Understood'}: {md_escape(_field_list(understood)) or '-'}"]
     if assumed:
         head.append(f"{'解析时假设' if zh else 'Assumed by the parser'}: {md_escape(_field_list(assumed))}")
     head += [f"{'注意' if zh else 'Note'}: {md_escape(n)}" for n in notes]
+    reserve = 2 * estimated_tokens([understood, assumed, notes]) * TOKENS_PER_ESTIMATE
+    data, text = recommendation_answer(rec, lang, options, reserve)
+    answer = AskAnswer.model_validate(dict(lang=lang, understood=understood, assumed=assumed, notes=notes,
+                                       recommendation=data))
+    if options.detail == "full":
+        return answer, render_markdown(parsed, rec, lang)
     return answer, "\n".join(head) + "\n\n" + text
 
 

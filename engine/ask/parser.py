@@ -203,7 +203,13 @@ def parse_question(text: str) -> ParsedQuestion:
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
                           other_language=other_language(text),
-                          yes_no=load_lexicon().keywords["yes_no"].search(s.text) is not None)
+                          yes_no=_yes_no(s.text))
+
+
+def _yes_no(text: str) -> bool:
+    """A yes / no question ("单卡够吗？"), not an open one about what a machine or budget can do ("能跑什么模型")."""
+    kw = load_lexicon().keywords
+    return kw["yes_no"].search(text) is not None and kw["open_question"].search(text) is None
 
 
 STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:e-?\d{1,3})?(?:\s*[%kKmMbBwW万亿千]|\s*(?:fps|gb|tb|g\b))?")
