@@ -57,6 +57,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     if not hasattr(rec, "lead"):
         return rec
     from gpu_advisor.ask.asked import asked_line
+    from gpu_advisor.ask.billing import billing_line, platform_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line
 
     def plan_on(f: dict[str, Any]) -> Any:
@@ -64,7 +65,8 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     lines = [t for t in (asked_line(parsed, rec), verdict(parsed, rec), compare_line(parsed, fields, rec, plan_on),
-                         method_compare_line(parsed, fields, rec, plan_on)) if t]
+                         method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
+                         platform_line(parsed, rec)) if t]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]
