@@ -45,3 +45,15 @@ def test_instance_type_or_family_as_gpu_preference() -> None:
     for pref in ("ecs.gn7i-c8g1.2xlarge", "gn7i"):
         _, data = call("recommend_gpu_config", {"task": "inference", "model": "Qwen2.5-7B", "gpu_preference": pref})
         assert data["instance"]["gpu"] == "NVIDIA A10 24 GB", (pref, data["instance"])
+
+
+def test_gpu_and_region_question_without_a_job_says_the_catalog_prices() -> None:
+    import re
+
+    result = SPECS["ask"].run({"question": "新加坡和杭州的 A10 价格差多少？"})
+    text = result.content[0].text
+    assert result.is_error   # no job: still a refusal that asks for one, now with the facts the catalog has
+    assert re.search(r"A10 在 cn-hangzhou：ecs\.gn7i-\S+（1 卡）每小时 [\d.]+ CNY；A10 在 ap-southeast-1：ecs\.", text), text
+    result = SPECS["ask"].run({"question": "Why gn7e and not gn8v?", "lang": "en"})
+    text = result.content[0].text
+    assert "A100 80GB in cn-hangzhou: ecs.gn7e-" in text and "96GB in cn-hangzhou: no list price" in text, text

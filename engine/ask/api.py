@@ -58,13 +58,14 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
         return rec
     from gpu_advisor.ask.asked import asked_line
     from gpu_advisor.ask.billing import billing_line, platform_line
+    from gpu_advisor.ask.capacity import capacity_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line
 
     def plan_on(f: dict[str, Any]) -> Any:
         return _recommend(validate_fields(f), lang)
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
-    lines = [t for t in (asked_line(parsed, rec), verdict(parsed, rec), compare_line(parsed, fields, rec, plan_on),
+    lines = [t for t in (capacity_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), verdict(parsed, rec), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec)) if t]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
@@ -86,6 +87,10 @@ def _default_model_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any
     if fields.get("model") or fields.get("params_billion") is not None or fields.get("task") not in LANGUAGE_TASKS:
         return []
     if any(a.field == "task" for a in parsed.assumed):
+        return []
+    from gpu_advisor.ask.capacity import wants_capacity
+
+    if wants_capacity(parsed, fields):   # the capacity line says what the named GPU holds instead
         return []
     assumed = next((a for a in rec.assumptions if a.field == "model"), None)
     if assumed is None:
