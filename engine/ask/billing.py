@@ -65,6 +65,48 @@ def billing_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     return Text(en=f"On {inst.instance_type}: {'; '.join(en)}.", zh=f"按 {inst.instance_type}：{'；'.join(zh)}。")
 
 
+QUANTIZED = ("int8", "int4", "fp8", "fp4")
+
+
+def _month_or_job(rec: Any) -> tuple[float, str] | None:
+    """(the leading option's pay-as-you-go total at its mid, its currency) or None."""
+    inst, cost = rec.instance, getattr(rec, "cost", None)
+    opt = cost.option(inst.instance_type) if inst is not None and cost is not None else None
+    payg = opt.purchase("payg") if opt is not None else None
+    if payg is None or not payg.available or payg.total is None:
+        return None
+    return (payg.total.low + payg.total.high) / 2, opt.currency or "CNY"
+
+
+def savings_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_on: Any) -> Text | None:
+    """"换成 int4 量化能省多少钱": the serving plan with the stated weight format against the same job with 16-bit
+    weights (each a plan of its own, priced the same way), and the difference; None when not asked or not priced."""
+    fmt = str(fields.get("quantization") or "")
+    if not _asks(parsed, "savings_question") or fmt not in QUANTIZED or fields.get("task") != "inference":
+        return None
+    try:
+        other = plan_on({**fields, "quantization": "none", "lang": rec.lang})
+    except Exception:   # noqa: BLE001 - no 16-bit plan to compare with: nothing is said
+        return None
+    mine, theirs = _month_or_job(rec), _month_or_job(other)
+    if mine is None or theirs is None or mine[1] != theirs[1] or other.instance is None:
+        return None
+    a, b = rec.instance, other.instance
+    month = rec.cost.basis == "month"
+    per_en, per_zh = ("a month (24×7)", "每月（24×7）") if month else ("for the job", "整个作业")
+    saved = theirs[0] - mine[0]
+    pct = 100 * saved / theirs[0] if theirs[0] else 0.0
+    verb_en = f"saves about {_money(saved)} {mine[1]} {per_en} ({pct:.0f} %)" if saved > 0 else "saves nothing here"
+    verb_zh = f"{per_zh}约省 {_money(saved)} {mine[1]}（{pct:.0f}%）" if saved > 0 else "在这里省不了钱"
+    return Text(
+        en=f"{fmt.upper()} weights: {a.total_gpus} × {a.gpu_display} ({a.instance_type}) about {_money(mine[0])} "
+           f"{mine[1]} {per_en}; 16-bit weights: {b.total_gpus} × {b.gpu_display} ({b.instance_type}) about "
+           f"{_money(theirs[0])}: {fmt.upper()} {verb_en}. Evaluate accuracy before serving quantized weights.",
+        zh=f"{fmt.upper()} 权重：{a.total_gpus} 张 {a.gpu_display}（{a.instance_type}）{per_zh}约 {_money(mine[0])} {mine[1]}；"
+           f"16 位权重：{b.total_gpus} 张 {b.gpu_display}（{b.instance_type}）约 {_money(theirs[0])} {mine[1]}：{fmt.upper()} "
+           f"{verb_zh}。上线量化权重前请评测精度。")
+
+
 def platform_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """A PAI platform (or Function Compute) named in the question: what the rules say about it for this job, and that
     the prices shown are ECS list prices (the catalog has no PAI unit price)."""
@@ -80,4 +122,4 @@ def platform_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 zh=f"{zh}此处价格为同一实例规格的 ECS 按量目录价；目录中没有 PAI 的单价，请在 PAI 控制台核对该规格的价格。")
 
 
-__all__ = ["billing_line", "platform_line"]
+__all__ = ["billing_line", "platform_line", "savings_line"]
