@@ -400,7 +400,7 @@ def ask(value: AskInput, lang: str) -> tuple[BaseModel, str]:
     head = [f"{'读到' if zh else 'Understood'}: {md_escape(_field_list(understood)) or '-'}"]
     if assumed:
         head.append(f"{'解析时假设' if zh else 'Assumed by the parser'}: {md_escape(_field_list(assumed))}")
-    head += [f"{'注意' if zh else 'Note'}: {md_escape(n)}" for n in notes]
+    head += [md_escape(n) if n in unused else f"{'注意' if zh else 'Note'}: {md_escape(n)}" for n in notes]
     reserve = 2 * estimated_tokens([understood, assumed, notes]) * TOKENS_PER_ESTIMATE
     data, text = recommendation_answer(rec, lang, options, reserve)
     answer = AskAnswer.model_validate(dict(lang=lang, understood=understood, assumed=assumed, notes=notes,

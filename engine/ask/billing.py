@@ -107,6 +107,49 @@ def savings_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_
            f"{verb_zh}。上线量化权重前请评测精度。")
 
 
+def _meets(rec: Any, fields: dict[str, Any]) -> bool | None:
+    """Whether the leading option keeps the stated budgets (per hour, total); None when it cannot be told."""
+    inst, cost = rec.instance, getattr(rec, "cost", None)
+    opt = cost.option(inst.instance_type) if inst is not None and cost is not None else None
+    if opt is None:
+        return None
+    per_hour, total = fields.get("budget_per_hour"), fields.get("budget_total")
+    payg = opt.purchase("payg")
+    checks = []
+    if per_hour is not None and opt.hourly_total is not None:
+        checks.append(opt.hourly_total <= per_hour)
+    if total is not None and payg is not None and payg.total is not None:
+        checks.append(payg.total.low <= total)
+    return all(checks) if checks else None
+
+
+def budget_route_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_on: Any) -> Text | None:
+    """"预算每小时 20 块，能部署 Qwen2.5-14B 吗？": a serving plan over the stated budget, with no weight format stated,
+    may keep the budget with 8- or 4-bit weights; the first that does is said (a plan of its own), never chosen for the
+    user: the question did not ask to quantize."""
+    if (fields.get("task") != "inference" or fields.get("quantization") is not None
+            or (fields.get("budget_per_hour") is None and fields.get("budget_total") is None) or _meets(rec, fields) is not False):
+        return None
+    for fmt in ("int8", "int4"):
+        try:
+            other = plan_on({**fields, "quantization": fmt, "lang": rec.lang})
+        except Exception:   # noqa: BLE001 - a format the model cannot take: try the next
+            continue
+        if other.instance is None or _meets(other, fields) is not True:
+            continue
+        b = other.instance
+        opt = other.cost.option(b.instance_type)
+        hourly = opt.hourly_total if opt is not None else None
+        cur = (opt.currency if opt is not None else None) or "CNY"
+        price_en = f", {_money(hourly)} {cur}/h" if hourly is not None else ""
+        price_zh = f"，每小时 {_money(hourly)} {cur}" if hourly is not None else ""
+        return Text(en=f"Within the budget with {fmt.upper()} weights (not asked for): {b.total_gpus} × {b.gpu_display} "
+                       f"({b.instance_type}){price_en}. Evaluate accuracy before serving quantized weights.",
+                    zh=f"用 {fmt.upper()} 权重可在预算内（问题未要求量化）：{b.total_gpus} 张 {b.gpu_display}"
+                       f"（{b.instance_type}）{price_zh}。上线量化权重前请评测精度。")
+    return None
+
+
 def platform_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """A PAI platform (or Function Compute) named in the question: what the rules say about it for this job, and that
     the prices shown are ECS list prices (the catalog has no PAI unit price)."""
@@ -122,4 +165,4 @@ def platform_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 zh=f"{zh}此处价格为同一实例规格的 ECS 按量目录价；目录中没有 PAI 的单价，请在 PAI 控制台核对该规格的价格。")
 
 
-__all__ = ["billing_line", "platform_line", "savings_line"]
+__all__ = ["billing_line", "budget_route_line", "platform_line", "savings_line"]
