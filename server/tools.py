@@ -87,7 +87,11 @@ def read_choices(arguments: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[
         if allowed is not None and value.strip().lower() in allowed:
             out[field] = value.strip().lower()
             continue
-        hit = next((e.value for e in entries if e.pattern.search(value) and (allowed is None or e.value in allowed)), None)
+        # the whole value must be one of the lexicon's ways of writing a choice ("AWQ", "Q-LoRA"), never a choice found
+        # inside other text ("adam; rm -rf /" is refused, not read as adam)
+        written = value.strip()
+        hit = next((e.value for e in entries if len(written) <= 40 and e.pattern.fullmatch(written)
+                    and (allowed is None or e.value in allowed)), None)
         if hit is not None:
             out[field] = hit
             read.append((field, value[:40], hit))

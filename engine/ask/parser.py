@@ -376,7 +376,9 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
                  f"{gpu} is not an Alibaba Cloud GPU instance in gpu-advisor's catalog (Alibaba's pages and API do not "
                  "list it by that name).")
     status_zh = (f"目录中有 {gpu}。" if sold else f"gpu-advisor 的阿里云目录中没有 {gpu}（阿里云的页面和 API 未以此名称列出）。")
-    price_en, price_zh = _named_gpu_prices(s, catalog, gpu)
+    from gpu_advisor.ask.catalog_facts import named_gpu_prices
+
+    price_en, price_zh = named_gpu_prices(s, catalog, gpu)
     status_en, status_zh = status_en + price_en, status_zh + price_zh
     raise WorkloadError(
         f"question: {status_en} The GPUs it lists by name: {', '.join(named)}; GPUs Alibaba does not name, by memory: "
@@ -384,47 +386,6 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
         f"Llama 3.1 8B with LoRA on {gpu}'.",
         f"问题：{status_zh}目录按型号列出的 GPU：{'、'.join(named)}；阿里云未公布型号的 GPU（按显存）：{unnamed_en}。"
         f"如需推荐配置，请说明要训练或部署什么（模型、数据），例如“用 {gpu} LoRA 微调 Llama 3.1 8B”。", field="question")
-
-
-def _named_gpu_prices(s: Scanner, catalog: Any, first: str) -> tuple[str, str]:
-    """"新加坡和杭州的 A10 价格差多少？", "为什么推荐 gn7e 不推荐 gn8v？": a question about GPUs and regions, no job. Its
-    facts are in the catalog: for each GPU named (the preference and the others the question compares) and each region
-    named (cn-hangzhou when none), the cheapest priced type with the fewest of those GPUs, or that it has no price
-    there (an unpriced type ranks after the priced ones in every answer)."""
-    from gpu_advisor.ask.families import mentioned_gpu
-    from gpu_advisor.kb.listing import catalog_rows
-    from gpu_advisor.plan.preference import resolve_gpu_preference
-
-    gpus = [first] + [mentioned_gpu(u.matched) or u.matched.strip() for u in s.unused
-                      if u.why.en.startswith("gpu_preference was already read")]
-    regions = [e.value for e in load_lexicon().regions if e.value not in ("mainland", "international")
-               and e.pattern.search(s.text)] or ["cn-hangzhou"]
-    en, zh, dates = [], [], []
-    for gpu in dict.fromkeys(gpus):
-        try:
-            ids = resolve_gpu_preference(catalog, gpu)
-        except WorkloadError:
-            continue
-        for region in dict.fromkeys(regions):
-            rows = [r for r in catalog_rows(None, None, None, region) if r["gpu_id"] in ids and r["gpu_count"]
-                    and float(r["gpu_count"]) >= 1 and float(r["gpu_count"]).is_integer()]   # whole GPUs, no vGPU slice
-            if not rows:
-                en.append(f"{gpu} in {region}: no list price in the catalog")
-                zh.append(f"{gpu} 在 {region}：目录中无价格")
-                continue
-            r = min(rows, key=lambda r: (r["gpu_count"], r["price_per_hour"]))
-            price = catalog.price(r["instance_type"], catalog.resolve_region(region))
-            dates.append(str(getattr(price, "as_of", "") or ""))
-            en.append(f"{gpu} in {region}: {r['instance_type']} ({r['gpu_count']:g} GPU) {r['price_per_hour']:,.2f} "
-                      f"{r['currency']}/h")
-            zh.append(f"{gpu} 在 {region}：{r['instance_type']}（{r['gpu_count']:g} 卡）每小时 {r['price_per_hour']:,.2f} "
-                      f"{r['currency']}")
-    if not en:
-        return "", ""
-    on = "/".join(sorted({d for d in dates if d})) or catalog.meta.compiled_on
-    return (f" List prices (pay-as-you-go, as of {on}): {'; '.join(en)}; a type with no price in a region ranks "
-            "after the priced ones in every answer.",
-            f"目录价（按量付费，截至 {on}）：{'；'.join(zh)}；在某地域没有价格的规格，在答案中排在有价格的规格之后。")
 
 
 def _refuse_unsupported(s: Scanner) -> None:
