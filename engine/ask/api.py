@@ -56,7 +56,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     rec = _recommend(validate_fields(fields), lang)
     if not hasattr(rec, "lead"):
         return rec
-    from gpu_advisor.ask.asked import asked_line, memory_line
+    from gpu_advisor.ask.asked import asked_line, count_line, memory_line
     from gpu_advisor.ask.billing import billing_line, budget_route_line, platform_line, savings_line
     from gpu_advisor.ask.capacity import capacity_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
@@ -66,7 +66,8 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     lines = [t for t in (capacity_line(parsed, fields, rec, plan_on), memory_line(parsed, fields, rec, plan_on),
-                         savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), verdict(parsed, rec),
+                         savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), count_line(parsed, rec),
+                         verdict(parsed, rec),
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec)) if t]

@@ -135,6 +135,22 @@ def memory_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
     return Text(en=f"Memory: {'; '.join(en)}.", zh=f"显存：{'；'.join(zh)}。")
 
 
+def count_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """The first line for a "how many machines / GPUs" question that is not a yes / no one: the leading option's
+    instances and GPUs, and the memory each GPU needs."""
+    inst = rec.instance
+    if not _asks(parsed, "count_question") or parsed.yes_no or inst is None:
+        return None
+    per = inst.planned_mem_gib
+    if inst.nodes > 1:
+        return Text(en=f"{inst.nodes} machines of {inst.instance_type} ({inst.gpus_per_node} GPUs each, {inst.total_gpus} × "
+                       f"{inst.gpu_display} in all), about {per:.1f} GiB per GPU.",
+                    zh=f"需要 {inst.nodes} 台 {inst.instance_type}（每台 {inst.gpus_per_node} 张，共 {inst.total_gpus} 张 "
+                       f"{inst.gpu_display}），每卡约 {per:.1f} GiB。")
+    return Text(en=f"One machine: {inst.total_gpus} × {inst.gpu_display} ({inst.instance_type}), about {per:.1f} GiB per GPU.",
+                zh=f"需要 1 台：{inst.total_gpus} 张 {inst.gpu_display}（{inst.instance_type}），每卡约 {per:.1f} GiB。")
+
+
 # the memory estimate's components (memory/estimate.py breakdown keys) as the answer names them
 COMPONENTS = {"weights": ("weights", "权重"), "gradients": ("gradients", "梯度"), "optimizer": ("optimizer states", "优化器状态"),
               "master_weights": ("fp32 master weights", "fp32 主权重"), "activations": ("activations", "激活值"),
@@ -143,4 +159,4 @@ COMPONENTS = {"weights": ("weights", "权重"), "gradients": ("gradients", "梯�
               "allocator_slack": ("allocator slack", "分配器余量")}
 
 
-__all__ = ["asked_line", "memory_line"]
+__all__ = ["asked_line", "count_line", "memory_line"]
