@@ -53,11 +53,56 @@ _TYPE_ERRORS = {"int_parsing", "int_type", "int_from_float", "float_parsing", "f
                 "bool_type", "string_type", "tuple_type", "list_type", "dict_type", "model_type"}
 
 
+def _choices(field: str) -> set[str] | None:
+    """The allowed values of an enum field of the Workload, or None."""
+    import enum
+    import typing
+
+    info = Workload.model_fields.get(field)
+    for arg in typing.get_args(info.annotation) if info is not None else ():
+        if isinstance(arg, type) and issubclass(arg, enum.Enum):
+            return {str(m.value) for m in arg}
+    return None
+
+
+def read_choices(arguments: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
+    """An assistant fills enum fields as people write them ("LoRA", "AWQ", "Q-LoRA", "Singapore"): a value that is not
+    one of the field's choices is read with the question parser's lexicon (knowledge/ask/lexicon.yaml, one vocabulary),
+    and each value read that way is returned as (field, written, read) to be said back. Anything else is left for the
+    validation to refuse with the allowed values."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    lex = load_lexicon()
+    tables = {**lex.enums, "region": lex.regions}
+    out, read = dict(arguments), []
+    for field, entries in tables.items():
+        value = arguments.get(field)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        allowed = _choices(field)
+        if allowed is None and field != "region" or (allowed is not None and value in allowed):
+            continue
+        if field == "region" and REGION_PATTERN.fullmatch(value):
+            continue
+        if allowed is not None and value.strip().lower() in allowed:
+            out[field] = value.strip().lower()
+            continue
+        # the whole value must be one of the lexicon's ways of writing a choice ("AWQ", "Q-LoRA"), never a choice found
+        # inside other text ("adam; rm -rf /" is refused, not read as adam)
+        written = value.strip()
+        hit = next((e.value for e in entries if len(written) <= 40 and e.pattern.fullmatch(written)
+                    and (allowed is None or e.value in allowed)), None)
+        if hit is not None:
+            out[field] = hit
+            read.append((field, value[:40], hit))
+    return out, read
+
+
 def _workload(arguments: dict[str, Any], lang: str) -> Workload:
     """Validate with the library (its messages name the field and the allowed range / choices)."""
     from gpu_advisor.validation import workload_from_dict
 
-    arguments = pre_parse(arguments, Workload)
+    arguments = pre_parse(read_choices(arguments)[0], Workload)
     try:
         return Workload.model_validate(arguments)
     except ValidationError as exc:
@@ -102,11 +147,12 @@ class RecommendRequest(BaseModel):
 
     workload: Workload
     options: AnswerOptions
+    read: list[tuple[str, str, str]] = Field(default_factory=list)  # (field, as written, read as): said back
 
 
 def _recommend_request(arguments: dict[str, Any], lang: str) -> RecommendRequest:
     rest, options = _answer_options(arguments, lang)
-    return RecommendRequest(workload=_workload(rest, lang), options=options)
+    return RecommendRequest(workload=_workload(rest, lang), options=options, read=read_choices(rest)[1])
 
 
 # The Workload's field descriptions as tools/list publishes them: what a model needs to fill the field (the
@@ -241,12 +287,13 @@ def _sections(full: dict[str, Any], sections: list[str]) -> dict[str, Any]:
     return out
 
 
-def recommendation_answer(rec: Any, lang: str, options: AnswerOptions) -> tuple[dict[str, Any], str]:
-    """(structured content, text) of a Recommendation as the tools return it."""
+def recommendation_answer(rec: Any, lang: str, options: AnswerOptions, reserve: float = 0.0) -> tuple[dict[str, Any], str]:
+    """(structured content, text) of a Recommendation as the tools return it; ``reserve``: tokens the caller adds
+    (the brief is trimmed to leave them room in the default answer's budget)."""
     from gpu_advisor.answer.brief import brief, brief_text
     from gpu_advisor.server.registry import structured
 
-    data = brief(rec, lang)
+    data = brief(rec, lang, reserve)
     if options.detail == "full":
         data["full"] = structured(rec, lang)
         return data, rec.render(lang)
@@ -262,8 +309,13 @@ def recommendation_answer(rec: Any, lang: str, options: AnswerOptions) -> tuple[
 def recommend_gpu_config(request: RecommendRequest, lang: str) -> tuple[BaseModel, str]:
     from gpu_advisor import recommend
 
+    from gpu_advisor.answer.render import md_escape
+
     rec = recommend(request.workload, lang=lang)
     data, text = recommendation_answer(rec, lang, request.options)
+    if request.read:   # enum values written as people write them: what each was read as, before the answer
+        said = ", ".join(f"{f}='{w}' → {v}" for f, w, v in request.read)
+        text = f"{'读作' if lang == 'zh' else 'Read as'}: {md_escape(said)}\n\n{text}"
     return RecommendAnswer.model_validate(data), text
 
 
@@ -337,22 +389,28 @@ def ask(value: AskInput, lang: str) -> tuple[BaseModel, str]:
     from gpu_advisor.ask.report import render_markdown
     from gpu_advisor.answer.render import md_escape
 
+    from gpu_advisor.answer.brief import TOKENS_PER_ESTIMATE, estimated_tokens
+
     parsed, rec = answer_question(value.question, lang=value.lang.value if value.lang else lang)
     lang = rec.lang
+    zh = lang == "zh"
     options = AnswerOptions(detail=value.detail, sections=value.sections)
-    data, text = recommendation_answer(rec, lang, options)
     understood = {u.field: u.value for u in parsed.understood}
     assumed = {a.field: a.value for a in parsed.assumed}
-    notes = [h.text.get(lang) for h in parsed.hints]
+    # what the question said that set no field is said back too (a value replaced by a follow-up, a second GPU, a
+    # number not attached to a field): an assistant relaying the answer must not lose it; one line per distinct note
+    unused = [f"{'未使用' if zh else 'Not used'}: “{u.matched}” — {u.why.get(lang)}" for u in parsed.unused]
+    notes = list(dict.fromkeys([*(h.text.get(lang) for h in parsed.hints), *unused]))
+    head = [f"{'读到' if zh else 'Understood'}: {md_escape(_field_list(understood)) or '-'}"]
+    if assumed:
+        head.append(f"{'解析时假设' if zh else 'Assumed by the parser'}: {md_escape(_field_list(assumed))}")
+    head += [md_escape(n) if n in unused else f"{'注意' if zh else 'Note'}: {md_escape(n)}" for n in notes]
+    reserve = 2 * estimated_tokens([understood, assumed, notes]) * TOKENS_PER_ESTIMATE
+    data, text = recommendation_answer(rec, lang, options, reserve)
     answer = AskAnswer.model_validate(dict(lang=lang, understood=understood, assumed=assumed, notes=notes,
                                        recommendation=data))
     if options.detail == "full":
         return answer, render_markdown(parsed, rec, lang)
-    zh = lang == "zh"
-    head = [f"{'读到' if zh else 'Understood'}: {md_escape(_field_list(understood)) or '-'}"]
-    if assumed:
-        head.append(f"{'解析时假设' if zh else 'Assumed by the parser'}: {md_escape(_field_list(assumed))}")
-    head += [f"{'注意' if zh else 'Note'}: {md_escape(n)}" for n in notes]
     return answer, "\n".join(head) + "\n\n" + text
 
 

@@ -35,6 +35,10 @@ CALLS = [
     ("ask", {"question": "Serve Qwen2.5-72B-Instruct with vLLM for about 50 concurrent users, average prompt 2k tokens, "
                          "output 500 tokens"}),
     ("ask", {"question": "Serve Llama 3.1 8B Instruct at 20 requests per second, input 1000 tokens and output 200 tokens"}),
+    # many parser notes (two families, each read as its GPU) and a long comparison lead: 1,713 and 1,508 tokens before
+    # the ask tool's own lines counted against the budget (h13-desk)
+    ("ask", {"question": "gn8is 和 gn7e 哪个适合训练？"}),
+    ("ask", {"question": "A10 和 L20 差别大吗？部署 Qwen2.5-14B 用哪个？"}),
 ]
 
 

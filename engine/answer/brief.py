@@ -217,7 +217,7 @@ def _would_change(rec: Any, lang: str) -> list[str]:
     return out[:4]
 
 
-def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
+def brief(rec: Any, lang: str | None = None, reserve: float = 0.0) -> dict[str, Any]:
     """The decision fields of ``rec`` (a Recommendation) in one language, as plain JSON data."""
     lang = lang or rec.lang
     inst = rec.instance
@@ -254,7 +254,7 @@ def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
                              "total_gpus": row.total_gpus, "needed_per_gpu_gib": _num(row.mem_planned_gib, 1),
                              "price_per_hour": _num(row.price_per_hour, 2)}
                             for row in rec.scenarios[:MAX_SCENARIOS]]
-    return fit_budget(out, lang)
+    return fit_budget(out, lang, reserve)
 
 
 # The brief travels twice (structuredContent and its Markdown text), so its size counts about twice against an
@@ -298,15 +298,25 @@ def _trims(out: dict[str, Any], lang: str) -> list[Callable[[], None]]:
                 out[key] = [short(x, limit) for x in items]
         return trim
 
+    def shorten_lead(first: int | None = None) -> Callable[[], None]:
+        # the first line is what was asked (the figure, the verdict): kept whole until nothing else is left to trim
+        def trim() -> None:
+            items = out.get("lead") or []
+            head = items[:1] if first is None else [short(x, first) for x in items[:1]]
+            out["lead"] = head + [short(x, 120 if n_zh else 220) for x in items[1:]]
+        return trim
+
     return [alt_why, keep("assumptions", 2), keep("would_change", 2), keep("scenarios", 3), keep("reasons", 3),
-            shorten("reasons", 70 if n_zh else 120), shorten("lead", 120 if n_zh else 220),
-            shorten("would_change", 60 if n_zh else 100), keep("reasons", 2), keep("alternatives", 1)]
+            shorten("reasons", 70 if n_zh else 120), shorten("would_change", 60 if n_zh else 100), keep("reasons", 2),
+            keep("alternatives", 1), shorten_lead(), keep("scenarios", 1), keep("would_change", 1),
+            keep("assumptions", 1), shorten_lead(200 if n_zh else 360)]
 
 
-def fit_budget(out: dict[str, Any], lang: str) -> dict[str, Any]:
-    """``out`` trimmed in place until the brief (twice: data and text) fits ANSWER_TOKENS at the estimate's margin."""
+def fit_budget(out: dict[str, Any], lang: str, reserve: float = 0.0) -> dict[str, Any]:
+    """``out`` trimmed in place until the brief (twice: data and text) fits ANSWER_TOKENS at the estimate's margin;
+    ``reserve``: tokens the caller adds around it (the ask tool's what-was-read lines, also twice)."""
     for trim in _trims(out, lang):
-        if 2 * estimated_tokens(out) * TOKENS_PER_ESTIMATE <= ANSWER_TOKENS:
+        if 2 * estimated_tokens(out) * TOKENS_PER_ESTIMATE + reserve <= ANSWER_TOKENS:
             break
         trim()
     return out

@@ -56,19 +56,59 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     rec = _recommend(validate_fields(fields), lang)
     if not hasattr(rec, "lead"):
         return rec
-    from gpu_advisor.ask.asked import asked_line
-    from gpu_advisor.ask.compare import compare_line, method_compare_line
+    from gpu_advisor.ask.asked import asked_line, count_line, memory_line
+    from gpu_advisor.ask.billing import billing_line, budget_route_line, platform_line, savings_line
+    from gpu_advisor.ask.capacity import capacity_line
+    from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
 
     def plan_on(f: dict[str, Any]) -> Any:
         return _recommend(validate_fields(f), lang)
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
-    lines = [t for t in (asked_line(parsed, rec), verdict(parsed, rec), compare_line(parsed, fields, rec, plan_on),
-                         method_compare_line(parsed, fields, rec, plan_on)) if t]
+    lines = [t for t in (capacity_line(parsed, fields, rec, plan_on), memory_line(parsed, fields, rec, plan_on),
+                         savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), count_line(parsed, rec),
+                         verdict(parsed, rec),
+                         method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
+                         method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
+                         platform_line(parsed, rec)) if t]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]
+    lines += _default_model_line(parsed, fields, rec)
     return rec if not lines else rec.model_copy(update={"lead": [*lines, *rec.lead]})
+
+
+LANGUAGE_TASKS = ("llm_finetune", "llm_pretrain", "inference")
+
+
+def _default_model_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any) -> list[Any]:
+    """"我想跑个大模型，买什么服务器", "那如果并发 100 个用户呢": no model and no size named, so the typical model of the task
+    decides the memory, the GPUs and the price. That is said with the finding, not only among the assumptions (when the
+    task itself was assumed, the task's line says it already)."""
+    from gpu_advisor.util.i18n import Text
+
+    if fields.get("model") or fields.get("params_billion") is not None or fields.get("task") not in LANGUAGE_TASKS:
+        return []
+    if any(a.field == "task" for a in parsed.assumed):
+        return []
+    from gpu_advisor.ask.capacity import wants_capacity
+
+    if wants_capacity(parsed, fields):   # the capacity line says what the named GPU holds instead
+        return []
+    assumed = next((a for a in rec.assumptions if a.field == "model"), None)
+    if assumed is None:
+        return []
+    name = str(assumed.value)
+    from gpu_advisor.kb.models import knowledge
+
+    spec = knowledge().transformers.get(name)
+    shown = spec.display if spec is not None else name
+    table_en = " The scenario table below shows other sizes." if rec.scenarios else ""
+    table_zh = "其他规模见下方“按场景”。" if rec.scenarios else ""
+    return [Text(en=f"No model named: sized with {shown}, the typical model for this task; the model's size decides the "
+                    f"memory, the GPU count and the price, so name it (e.g. Qwen2.5-7B, -32B, -72B).{table_en}",
+                 zh=f"问题中没有指定模型：按该任务的典型模型 {shown} 估算；模型大小决定显存、卡数和价格，请说明要用的模型"
+                    f"（如 Qwen2.5-7B / 32B / 72B）。{table_zh}")]
 
 
 def answer_question(text: str, lang: str | None = None) -> tuple[ParsedQuestion, Any]:

@@ -101,4 +101,62 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 zh=f"{own_zh}按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
 
 
-__all__ = ["asked_line"]
+def memory_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_on: Any) -> Text | None:
+    """The first line for a "how much memory" question: the memory as configured (weights and KV cache named), and the
+    plan's per-GPU figure when the job is split; a minimum asked for a 16-bit serving job also gets its INT8 and INT4
+    figures (each a plan of its own), since the weight format is what makes the minimum."""
+    mem, inst = rec.memory, rec.instance
+    if not _asks(parsed, "memory_question") or mem is None:
+        return None
+    parts = mem.breakdown
+    largest = sorted((k for k in parts if parts[k] >= 0.05), key=lambda k: -parts[k])[:3]
+    what_en = ", ".join(f"{COMPONENTS.get(k, (k, k))[0]} {parts[k]:.1f} GiB" for k in largest)
+    what_zh = "、".join(f"{COMPONENTS.get(k, (k, k))[1]} {parts[k]:.1f} GiB" for k in largest)
+    gpus = int(rec.workload.get("num_gpus") or 1)
+    on_en = f" on each of {gpus} GPUs" if gpus > 1 else ""
+    on_zh = f"（每卡，共 {gpus} 卡）" if gpus > 1 else ""
+    en = [f"about {mem.device_total_gib:.1f} GiB of GPU memory as configured{on_en} ({what_en})"]
+    zh = [f"按所述配置约需 {mem.device_total_gib:.1f} GiB 显存{on_zh}（{what_zh}）"]
+    planned = rec.planned_memory
+    if inst is not None and planned is not None and (inst.total_gpus != gpus or abs(planned.device_total_gib - mem.device_total_gib) > 0.5):
+        en.append(f"the plan uses {inst.total_gpus} × {inst.gpu_display} at about {planned.device_total_gib:.1f} GiB each")
+        zh.append(f"方案用 {inst.total_gpus} 张 {inst.gpu_display}，每卡约 {planned.device_total_gib:.1f} GiB")
+    if (_asks(parsed, "minimum_cue") and fields.get("quantization") is None and str(fields.get("task")) == "inference"
+            and parts.get("kv_cache") is not None):
+        for fmt in ("int8", "int4"):
+            try:
+                other = plan_on({**fields, "quantization": fmt, "lang": rec.lang}).memory
+            except Exception:   # noqa: BLE001 - a format the model cannot take is left out, never guessed
+                continue
+            en.append(f"with {fmt.upper()} weights about {other.device_total_gib:.1f} GiB")
+            zh.append(f"{fmt.upper()} 权重约 {other.device_total_gib:.1f} GiB")
+        en[-1] += " (evaluate accuracy before serving quantized weights)"
+        zh[-1] += "（上线量化权重前请评测精度）"
+    return Text(en=f"Memory: {'; '.join(en)}.", zh=f"显存：{'；'.join(zh)}。")
+
+
+def count_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """The first line for a "how many machines / GPUs" question that is not a yes / no one: the leading option's
+    instances and GPUs, and the memory each GPU needs."""
+    inst = rec.instance
+    if not _asks(parsed, "count_question") or parsed.yes_no or inst is None:
+        return None
+    per = inst.planned_mem_gib
+    if inst.nodes > 1:
+        return Text(en=f"{inst.nodes} machines of {inst.instance_type} ({inst.gpus_per_node} GPUs each, {inst.total_gpus} × "
+                       f"{inst.gpu_display} in all), about {per:.1f} GiB per GPU.",
+                    zh=f"需要 {inst.nodes} 台 {inst.instance_type}（每台 {inst.gpus_per_node} 张，共 {inst.total_gpus} 张 "
+                       f"{inst.gpu_display}），每卡约 {per:.1f} GiB。")
+    return Text(en=f"One machine: {inst.total_gpus} × {inst.gpu_display} ({inst.instance_type}), about {per:.1f} GiB per GPU.",
+                zh=f"需要 1 台：{inst.total_gpus} 张 {inst.gpu_display}（{inst.instance_type}），每卡约 {per:.1f} GiB。")
+
+
+# the memory estimate's components (memory/estimate.py breakdown keys) as the answer names them
+COMPONENTS = {"weights": ("weights", "权重"), "gradients": ("gradients", "梯度"), "optimizer": ("optimizer states", "优化器状态"),
+              "master_weights": ("fp32 master weights", "fp32 主权重"), "activations": ("activations", "激活值"),
+              "transient": ("transient buffers", "临时缓冲"), "framework_extras": ("framework extras", "框架开销"),
+              "kv_cache": ("KV cache", "KV cache"), "cuda_context": ("CUDA context", "CUDA 上下文"),
+              "allocator_slack": ("allocator slack", "分配器余量")}
+
+
+__all__ = ["asked_line", "count_line", "memory_line"]

@@ -175,4 +175,30 @@ def method_compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any
                 zh="对比：" + "；".join(r.zh for r in rows) + "。" + end_zh + note_zh)
 
 
-__all__ = ["compare_line", "method_compare_line"]
+def method_default_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
+                        plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
+    """"V100 还能用来微调 7B 模型吗": a fine-tune with no method said is sized as a full fine-tune (the Workload's
+    default), which can need several times the GPUs of the LoRA most such questions mean. When the LoRA plan differs
+    (another GPU or count), the default is said first with both plans; otherwise it decides nothing and is not said."""
+    if (fields.get("task") != "llm_finetune" or fields.get("finetune_method") is not None or _methods_asked(parsed)
+            or getattr(rec, "instance", None) is None or any(a.field == "task" for a in parsed.assumed)):
+        return None
+    try:
+        lora = plan_on({**fields, "finetune_method": "lora"})
+    except Exception:   # noqa: BLE001 - no LoRA plan to compare with: the default is still in the assumptions
+        return None
+    a, b = rec.instance, getattr(lora, "instance", None)
+    if b is None or (a.total_gpus, a.gpu_display) == (b.total_gpus, b.gpu_display):
+        return None
+    pa_en, pa_zh, _ = _price_text(rec)
+    pb_en, pb_zh, _ = _price_text(lora)
+    return Text(
+        en=f"No fine-tuning method said: sized as a full fine-tune ({a.total_gpus} × {a.gpu_display}, about "
+           f"{a.planned_mem_gib:.1f} GiB per GPU, {pa_en}); with LoRA it is {b.total_gpus} × {b.gpu_display} "
+           f"({b.instance_type}), about {b.planned_mem_gib:.1f} GiB per GPU, {pb_en}. Say 'LoRA', 'QLoRA' or 'full'.",
+        zh=f"未说明微调方法：按全参微调估算（{a.total_gpus} 张 {a.gpu_display}，每卡约 {a.planned_mem_gib:.1f} GiB，{pa_zh}）；"
+           f"若用 LoRA：{b.total_gpus} 张 {b.gpu_display}（{b.instance_type}），每卡约 {b.planned_mem_gib:.1f} GiB，{pb_zh}。"
+           "可写明“LoRA / QLoRA / 全参”。")
+
+
+__all__ = ["compare_line", "method_compare_line", "method_default_line"]

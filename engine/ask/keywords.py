@@ -209,6 +209,7 @@ def extract_enums(s: Scanner, lex: Lexicon) -> None:
                 break
             if chosen is not None:
                 s.set(field, entry.value, chosen, claim=False)
+                _switched_choice(s, entries, chosen)
                 break
         if field == "finetune_method" and field not in s.fields and any(
                 e.value in ("lora", "qlora") for e, _ in negated_entries):
@@ -221,6 +222,21 @@ KV_DTYPE = re.compile(r"(?:kv[\s_-]*cache(?:[\s_-]*dtype)?|kv\s*缓存)\s*(?:用
                       r"(?P<a>fp8(?:_e4m3|_e5m2)?|fp16|bf16)\b|(?P<b>fp8|fp16|bf16)\s*(?:的)?\s*(?:kv[\s_-]*cache|kv\s*缓存)",
                       re.IGNORECASE)
 KV_VALUES = {"fp8": "fp8", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "fp16": "fp16", "bf16": "bf16"}
+
+
+def _switched_choice(s: Scanner, entries: tuple[Entry, ...], chosen: re.Match[str]) -> None:
+    """"int8，那如果换成 int4 呢", "LoRA 微调…换成全参呢": another choice of the same table in a clause that switches to it
+    replaces the first one (Scanner.set says the first back as replaced). A span an earlier-listed entry also matches
+    ("Q-LoRA" for lora) is that entry's, not a second choice."""
+    seen: list[tuple[int, int]] = [chosen.span()]
+    for entry in entries:
+        for m in s.matches(entry.pattern):
+            if any(m.start() < hi and lo < m.end() for lo, hi in seen):
+                continue
+            seen.append(m.span())
+            if negated(s, m.start()) is None and s.switched(m):
+                s.set(next(f for f, es in load_lexicon().enums.items() if es is entries), entry.value, m, claim=False)
+                return
 
 
 def extract_kv_dtype(s: Scanner) -> None:

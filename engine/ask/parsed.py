@@ -13,7 +13,7 @@ from typing import Any, Iterator, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from gpu_advisor.util.i18n import Text
-from gpu_advisor.ask.lexicon import FLAGS
+from gpu_advisor.ask.lexicon import FLAGS, load_lexicon
 
 
 class Understood(NamedTuple):
@@ -73,6 +73,9 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text.replace("，", ", "))
     text = text.replace("×", "x").replace("✕", "x").replace("＊", "*")
     return re.sub(r"\s+", " ", text).strip()
+
+
+CLAUSE_MARKS = ",，。;；!?！？()（）"
 
 
 class _Taken(list):  # type: ignore[type-arg]
@@ -138,6 +141,9 @@ class Scanner:
             self.claim(m)
         matched = m.group(0).strip() if isinstance(m, re.Match) else m
         if name in self.fields:
+            if self.fields[name] != value and not name.startswith("_") and isinstance(m, re.Match) and self.switched(m):
+                self._replace_stated(name, value, matched)
+                return True
             if self.fields[name] != value and not name.startswith("_") and isinstance(m, re.Match) and claim:
                 first = next((u.matched for u in self.understood if u.field == name), "")
                 self.note_unused(matched, f"{name} was already read as {self.fields[name]!r} from '{first}'; the first "
@@ -146,6 +152,25 @@ class Scanner:
         self.fields[name] = value
         self.understood.append(Understood(name, value, matched))
         return True
+
+    def switched(self, m: re.Match[str]) -> bool:
+        """The match sits in a clause that changes an earlier value ("那用两张卡呢", "换成 int4", "2 GPUs instead"):
+        the lexicon's switch_to cue, in the match's clause and outside the match."""
+        lo = max((self.text.rfind(c, 0, m.start()) for c in CLAUSE_MARKS), default=-1) + 1
+        ends = [i for i in (self.text.find(c, m.end()) for c in CLAUSE_MARKS) if i >= 0]
+        hi = min(ends, default=len(self.text))
+        cue = load_lexicon().keywords["switch_to"]
+        return any(c.end() <= m.start() or c.start() >= m.end()
+                   for c in cue.finditer(self.text, lo, hi))
+
+    def _replace_stated(self, name: str, value: Any, matched: str) -> None:
+        """A later value the question switches to replaces the earlier one, which is said back as replaced."""
+        old = self.fields[name]
+        first = next((u.matched for u in self.understood if u.field == name), str(old))
+        self.note_unused(first, f"{name}: {old!r} replaced by {value!r} ('{matched}'): the question changes it",
+                         f"{name}：{old!r} 已改为 {value!r}（“{matched}”）：问题中改用了后者")
+        self.fields[name] = value
+        self.understood[:] = [Understood(name, value, matched) if u.field == name else u for u in self.understood]
 
     def hint(self, kind: str, m: re.Match[str], en: str, zh: str, claim: bool = True) -> None:
         if claim:

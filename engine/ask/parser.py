@@ -203,7 +203,13 @@ def parse_question(text: str) -> ParsedQuestion:
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
                           other_language=other_language(text),
-                          yes_no=load_lexicon().keywords["yes_no"].search(s.text) is not None)
+                          yes_no=_yes_no(s.text))
+
+
+def _yes_no(text: str) -> bool:
+    """A yes / no question ("单卡够吗？"), not an open one about what a machine or budget can do ("能跑什么模型")."""
+    kw = load_lexicon().keywords
+    return kw["yes_no"].search(text) is not None and kw["open_question"].search(text) is None
 
 
 STRAY_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d{1,15}(?:\.\d{1,6})?(?:e-?\d{1,3})?(?:\s*[%kKmMbBwW万亿千]|\s*(?:fps|gb|tb|g\b))?")
@@ -384,6 +390,10 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
                  f"{gpu} is not an Alibaba Cloud GPU instance in gpu-advisor's catalog (Alibaba's pages and API do not "
                  "list it by that name).")
     status_zh = (f"目录中有 {gpu}。" if sold else f"gpu-advisor 的阿里云目录中没有 {gpu}（阿里云的页面和 API 未以此名称列出）。")
+    from gpu_advisor.ask.catalog_facts import named_gpu_prices
+
+    price_en, price_zh = named_gpu_prices(s, catalog, gpu)
+    status_en, status_zh = status_en + price_en, status_zh + price_zh
     raise WorkloadError(
         f"question: {status_en} The GPUs it lists by name: {', '.join(named)}; GPUs Alibaba does not name, by memory: "
         f"{unnamed_en}. To get a recommendation, say what you want to train or serve (model, data), e.g. 'fine-tune "

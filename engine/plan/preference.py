@@ -16,6 +16,16 @@ def _norm(text: str) -> str:
     return _NOISE.sub("", text.lower())
 
 
+def _family_or_type_gpu(catalog: Catalog, text: str) -> frozenset[str] | None:
+    """An instance family or type written where a GPU is asked for ("gn7i", "ecs.gn7i-c8g1.2xlarge", "ebmgn8v"; an
+    assistant passing on a type from an earlier answer): the GPU it carries, from the catalog."""
+    name = text.strip().lower()
+    itype = catalog.instance_types.get(name if name.startswith("ecs.") else f"ecs.{name}")
+    family = catalog.families.get(name.removeprefix("ecs."))
+    gpu_id = itype.gpu_id if itype is not None else (family.gpu_id if family is not None else None)
+    return frozenset({gpu_id}) if gpu_id and gpu_id in catalog.gpus else None
+
+
 def resolve_gpu_preference(catalog: Catalog, text: str) -> frozenset[str]:
     """Catalog GPU ids that match the user's words; WorkloadError (field gpu_preference) when none do."""
     memory = _MEMORY.search(text.lower())
@@ -32,6 +42,8 @@ def resolve_gpu_preference(catalog: Catalog, text: str) -> frozenset[str]:
         ids = {g.id for g in catalog.gpus.values() if g.memory_gb and int(g.memory_gb) == int(memory.group(1))}
     if ids:
         return frozenset(ids)
+    if (carried := _family_or_type_gpu(catalog, text)) is not None:
+        return carried
     # the names people write ("A100 80 GB", "RTX 5880 48 GB"), never the catalog's internal ids
     known = sorted({g.display_name.removeprefix("NVIDIA ").split(",")[0].replace(" (SXM)", "")
                     for g in catalog.gpus.values() if g.named_by_alibaba})
