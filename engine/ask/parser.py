@@ -295,6 +295,10 @@ def _is_encoder_name(name: str, question: str) -> bool:
 
 def _unresolved_entry(u: Any, question: str) -> tuple[str, str, list[str]]:
     pool = pool_for(u.kind)
+    if pool == "methods" and any(f.word == "backbone" and f.pattern.match(u.text) for f in load_lexicon().families):
+        # "EfficientNet-B4", "MobileNetV4": a backbone family the knowledge base lacks; the closest are backbones
+        # (ResNet, ConvNeXt, RegNet), not detection or segmentation heads spelled alike
+        return u.text, u.kind, closest_models(u.text, "backbones")
     if pool == "transformers" and _is_encoder_name(u.text, question):
         return u.text, "encoder", closest_models(u.text, pool, family="encoder_nlp")
     return u.text, u.kind, closest_models(u.text, pool)
@@ -380,21 +384,31 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
 
 def _refuse_unsupported(s: Scanner) -> None:
     """A question about a model family the knowledge base has no profile for (and no model it has) is refused:
-    answering it as the default task would size a different job."""
-    if {"model", "backbone"} & set(s.fields):
-        return
+    answering it as the default task would size a different job. An entry marked any_model (pose estimation, 3D
+    segmentation) is refused even with a known model named: HRNet-W48 is known as a backbone, not with a keypoint head."""
+    unknown = {u.text for u in s.unresolved}   # a name the registry lacks ("CogVideoX-5B") names no known model
+    named = {f for f in ("model", "backbone") if f in s.fields and s.fields[f] not in unknown}
     serving = s.first(load_lexicon().keywords["inference"]) is not None
     step_en, step_zh = ("serve one request at the batch you need", "按所需批大小实测一次推理") if serving else \
         ("run one training step", "实测一步训练")
+    # an unknown name is refused as the family only when the name is of the family ("CogVideoX-5B"), not when the
+    # family's word is elsewhere ("InternVL2.5-8B on my OCR dataset": an unknown VLM, refused with the closest names)
+    where = s.fields["model"] if not named and s.fields.get("model") in unknown else s.text
     for entry in load_lexicon().unsupported:
-        if entry.pattern.search(s.text):
-            raise UnknownModelError(
-                f"model: gpu-advisor has no memory profile for {entry.value}: its knowledge base covers vision models "
-                "(segmentation, detection, classification) and transformer language models, so it cannot size this "
-                f"job. Name a model it covers, or {step_en} and read torch.cuda.max_memory_allocated().",
-                f"模型：知识库中没有{entry.extra['zh']}的显存模型（目前覆盖视觉模型——分割、检测、分类——以及 Transformer "
-                f"语言模型），无法估算该作业。请换用知识库中的模型，或{step_zh}并读取 torch.cuda.max_memory_allocated()。",
-                field="model")
+        if (named and not entry.extra.get("any_model")) or not entry.pattern.search(where):
+            continue
+        known_en = known_zh = ""
+        if named:
+            name = s.fields.get("model") or s.fields.get("backbone")
+            known_en = f" ({name} is known only as a classification / segmentation / detection network)"
+            known_zh = f"（{name} 在知识库中只用于分类、分割或检测网络）"
+        raise UnknownModelError(
+            f"model: gpu-advisor has no memory profile for {entry.value}{known_en}: its knowledge base covers vision "
+            "models (segmentation, detection, classification) and transformer language models, so it cannot size this "
+            f"job. Name a model it covers, or {step_en} and read torch.cuda.max_memory_allocated().",
+            f"模型：知识库中没有{entry.extra['zh']}的显存模型{known_zh}（目前覆盖视觉模型——分割、检测、分类——以及 "
+            f"Transformer 语言模型），无法估算该作业。请换用知识库中的模型，或{step_zh}并读取 "
+            "torch.cuda.max_memory_allocated()。", field="model")
 
 
 def validate_fields(fields: dict[str, Any]) -> Workload:
