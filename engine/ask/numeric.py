@@ -719,6 +719,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),
     (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12}(?:\.\d{1,6})?)", float_field("epochs")),
     (lambda: rf"{N}\s*(?:个)?\s*(?:类别|类|classes|categories)", int_field("num_classes")),
+    # "my 3-class problem", "a 10-class dataset": the class count as an adjective
+    (lambda: rf"{N}\s*-\s*(?:class|category)\b", int_field("num_classes")),
     (lambda: r"(?:类别数|num[_\s]classes)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12})", int_field("num_classes")),
     (lambda: r"(?:lora\s*)?(?:rank|秩)\s*(?:=|:|为|是)?\s*(?P<num>\d{1,5})\b|\blora\s*r\s*(?:=|:)?\s*(?P<num2>\d{1,5})\b|\br\s*=\s*(?P<num3>\d{1,5})\b", lora_rank),
     (lambda: r"(?:num[\s_-]*workers|workers|worker数)\s*(?:=|:|为|是)?\s*(?P<num>\d{1,12})|(?<![\w.])(?P<num2>\d{1,4})\s*个?\s*(?:workers|worker)", _workers),
