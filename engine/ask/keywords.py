@@ -110,6 +110,12 @@ def extract_names(s: Scanner) -> str | None:
     sized = [u for u in sized if u.kind != "backbone"]
     for u in [*sized, *find_unresolved(s.text, [*s.taken, *((u.start, u.end) for u in sized)])]:
         s.taken.append((u.start, u.end))
+        if s.fields.get("_generic_model") and not s.unresolved:
+            # "Fine-tune DINOv2 ViT-L/14 for classification": the task word is no model; the unknown name is the one
+            # meant, refused as such, never sized as a generic classifier
+            s.fields.pop("model", None)
+            s.resolved.pop("model", None)
+            s.understood[:] = [x for x in s.understood if x.field != "model"]
         if "model" in s.fields:
             s.note_unused(u.text, "a model name the knowledge base does not know, beside a known one",
                           "知识库中没有的模型名，问题中另有已知模型")

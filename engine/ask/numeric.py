@@ -696,7 +696,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
-    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts)\b", int_field("num_samples")),
+    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|tiles|patches|crops|scans|slides)\b", int_field("num_samples")),
     # "my 20k-image dataset", "a 5,000 sample set": a count written as an adjective of the dataset
     (lambda: rf"{NM}\s*[-\s]\s*(?:image|sample|picture|photo|example|sentence|record|document)\s+(?:dataset|data[\s-]*set|corpus|set|collection)\b",
      int_field("num_samples")),
