@@ -58,13 +58,15 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
         return rec
     from gpu_advisor.ask.asked import asked_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line
+    from gpu_advisor.ask.scaleout import scale_out_line
 
     def plan_on(f: dict[str, Any]) -> Any:
         return _recommend(validate_fields(f), lang)
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     lines = [t for t in (asked_line(parsed, rec), verdict(parsed, rec), compare_line(parsed, fields, rec, plan_on),
-                         method_compare_line(parsed, fields, rec, plan_on)) if t]
+                         method_compare_line(parsed, fields, rec, plan_on), scale_out_line(parsed, fields, rec, plan_on))
+             if t]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]

@@ -1,0 +1,58 @@
+"""A "how many GPUs" question ("需要多少张 A100？", "how many GPUs?") about a training job that the fewest GPUs hold but
+would take weeks: the fewest that hold it is half the answer. The other half is the time on a full instance of that GPU
+(8 cards, one machine, no inter-node network): the job is planned again with num_gpus = 8 on the same GPU, and the line
+says both, and that a deadline gives the count that meets it. Nothing is sized here: both figures are the advisor's."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from gpu_advisor.ask.parsed import ParsedQuestion
+from gpu_advisor.util.i18n import Text
+
+LONG_JOB_HOURS = 168.0    # a week of wall-clock on the leading option: the count that merely holds the job is not enough
+FULL_INSTANCE_GPUS = 8    # the most GPUs one catalog instance carries (gn7i-8x, gn7e-c16g1.32xlarge, ebmgn8v)
+
+
+def _wall_mid(rec: Any) -> float | None:
+    cost = getattr(rec, "cost", None)
+    inst = getattr(rec, "instance", None)
+    if cost is None or inst is None or cost.basis != "job":
+        return None
+    o = cost.option(inst.instance_type)
+    return o.time.wall_hours.mid if o is not None and o.time is not None and o.time.wall_hours is not None else None
+
+
+def _span(h: float) -> tuple[str, str]:
+    if h >= 48:
+        d = h / 24
+        return (f"{d / 365:.1f} years", f"{d / 365:.1f} 年") if d >= 365 else (f"{d:,.0f} days", f"{d:,.0f} 天")
+    return f"{h:,.0f} h", f"{h:,.0f} 小时"
+
+
+def scale_out_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
+                   plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
+    """The line, or None: not a count question, the GPUs or a deadline stated, serving, or a job under a week."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    pattern = load_lexicon().keywords.get("count_question")
+    if pattern is None or not pattern.search(parsed.text) or {"num_gpus", "num_nodes", "deadline_hours"} & parsed.stated():
+        return None
+    wall, inst = _wall_mid(rec), getattr(rec, "instance", None)
+    if wall is None or inst is None or wall < LONG_JOB_HOURS or inst.total_gpus >= FULL_INSTANCE_GPUS:
+        return None
+    wider = plan_on({**fields, "num_gpus": FULL_INSTANCE_GPUS, "gpu_preference": inst.gpu_id})
+    wide_wall, wide = _wall_mid(wider), getattr(wider, "instance", None)
+    if wide_wall is None or wide is None or wide.gpu_id != inst.gpu_id or wide_wall >= wall:
+        return None
+    one_en, one_zh = _span(wall)
+    all_en, all_zh = _span(wide_wall)
+    nodes = getattr(wide, "nodes", 1) or 1
+    where_en = f"{wide.instance_type}" + (f" x {nodes}" if nodes > 1 else "")
+    where_zh = f"{wide.instance_type}" + (f" × {nodes} 台" if nodes > 1 else "")
+    return Text(
+        en=f"How many GPUs: {inst.total_gpus} × {inst.gpu_display} hold{'s' if inst.total_gpus == 1 else ''} the job, but it takes about {one_en} on "
+           f"{'it' if inst.total_gpus == 1 else 'them'} (mid estimate); {wide.total_gpus} × {wide.gpu_display} "
+           f"({where_en}) take about {all_en}. Say a deadline ('within 7 days') for the count that meets it.",
+        zh=f"需要几张卡：{inst.total_gpus} 张 {inst.gpu_display} 就放得下，但要约 {one_zh}（中间估计）；"
+           f"{wide.total_gpus} 张 {wide.gpu_display}（{where_zh}）约 {all_zh}。说明期限（如“7 天内训完”）可得到满足期限的卡数。")
