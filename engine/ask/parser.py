@@ -82,6 +82,22 @@ def _tidy(s: Scanner) -> None:
         s.understood[:] = [u for u in s.understood if u.field != "backbone"]
 
 
+def _usual_batch(s: Scanner) -> tuple[int, str, str] | None:
+    """(images per GPU, why en, why zh) a vision training job assumes when none is stated: the named method's own
+    trainer default (Ultralytics), else the task's (knowledge/models/defaults.yaml, as memory/jobdefaults.py does)."""
+    from gpu_advisor.kb.models import knowledge
+
+    task = s.fields.get("task")
+    if task not in VISION_TASKS:
+        return None
+    pool, key = s.resolved.get("model", (None, None))
+    own = knowledge().methods[key].train_defaults if pool == "methods" and key in knowledge().methods else None
+    if own is not None:
+        return own.batch, own.why, own.why_zh
+    row = knowledge().task_defaults.get(str(task), {})
+    return (int(row["batch"]), str(row.get("why", "")), "该任务每卡常用图像数") if row.get("batch") else None
+
+
 def _iterations(s: Scanner) -> None:
     """"160k iterations" / "训练16万次迭代": epochs = iterations x samples per iteration / training samples (the time is
     computed from samples x epochs, costing/timing.py). The samples per iteration are the global batch, or the batch
@@ -101,6 +117,12 @@ def _iterations(s: Scanner) -> None:
     elif per_gpu and gpus:
         batch = int(per_gpu) * int(gpus)
         how_en, how_zh = f"batch {per_gpu} per GPU x {gpus} GPUs", f"每卡 batch {per_gpu} × {gpus} 卡"
+    elif gpus and (usual := _usual_batch(s)) is not None:
+        # "SegFormer-B2 ... 160k 次迭代，8 卡": the batch per GPU not stated, the usual one of the method / task (what the
+        # memory estimate assumes too), said back; the stated iterations are never replaced by a default schedule
+        batch = usual[0] * int(gpus)
+        how_en = f"batch per GPU not given: {usual[0]} per GPU ({usual[1]}) x {gpus} GPUs"
+        how_zh = f"未给出每卡 batch：按每卡 {usual[0]}（{usual[2]}）× {gpus} 卡"
     elif per_gpu:
         batch = int(per_gpu)
         how_en = f"batch {per_gpu}, taken as one iteration's (no GPU count is stated: with a per-GPU batch on N GPUs, multiply the epochs by N)"
