@@ -11,6 +11,9 @@ from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.util.i18n import Text
 
 LONG_JOB_HOURS = 168.0    # a week of wall-clock on the leading option: the count that merely holds the job is not enough
+# a month on the leading option: said also when the question does not ask for a count ("DETR 训练 500 个 epoch 需要什么
+#配置？" answered with one card for half a year is not a configuration anyone runs)
+VERY_LONG_JOB_HOURS = 720.0
 FULL_INSTANCE_GPUS = 8    # the most GPUs one catalog instance carries (gn7i-8x, gn7e-c16g1.32xlarge, ebmgn8v)
 
 
@@ -32,14 +35,17 @@ def _span(h: float) -> tuple[str, str]:
 
 def scale_out_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
                    plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
-    """The line, or None: not a count question, the GPUs or a deadline stated, serving, or a job under a week."""
+    """The line, or None: the GPUs or a deadline stated, serving, or a job under a week (a month when the question
+    does not ask how many GPUs)."""
     from gpu_advisor.ask.lexicon import load_lexicon
 
     pattern = load_lexicon().keywords.get("count_question")
-    if pattern is None or not pattern.search(parsed.text) or {"num_gpus", "num_nodes", "deadline_hours"} & parsed.stated():
+    if {"num_gpus", "num_nodes", "deadline_hours"} & parsed.stated():
         return None
+    asks_count = pattern is not None and pattern.search(parsed.text) is not None
     wall, inst = _wall_mid(rec), getattr(rec, "instance", None)
-    if wall is None or inst is None or wall < LONG_JOB_HOURS or inst.total_gpus >= FULL_INSTANCE_GPUS:
+    if wall is None or inst is None or inst.total_gpus >= FULL_INSTANCE_GPUS \
+            or wall < (LONG_JOB_HOURS if asks_count else VERY_LONG_JOB_HOURS):
         return None
     wider = plan_on({**fields, "num_gpus": FULL_INSTANCE_GPUS, "gpu_preference": inst.gpu_id})
     wide_wall, wide = _wall_mid(wider), getattr(wider, "instance", None)
@@ -51,8 +57,8 @@ def scale_out_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
     where_en = f"{wide.instance_type}" + (f" x {nodes}" if nodes > 1 else "")
     where_zh = f"{wide.instance_type}" + (f" × {nodes} 台" if nodes > 1 else "")
     return Text(
-        en=f"How many GPUs: {inst.total_gpus} × {inst.gpu_display} hold{'s' if inst.total_gpus == 1 else ''} the job, but it takes about {one_en} on "
+        en=f"{'How many GPUs' if asks_count else 'GPU count'}: {inst.total_gpus} × {inst.gpu_display} hold{'s' if inst.total_gpus == 1 else ''} the job, but it takes about {one_en} on "
            f"{'it' if inst.total_gpus == 1 else 'them'} (mid estimate); {wide.total_gpus} × {wide.gpu_display} "
            f"({where_en}) take about {all_en}. Say a deadline ('within 7 days') for the count that meets it.",
-        zh=f"需要几张卡：{inst.total_gpus} 张 {inst.gpu_display} 就放得下，但要约 {one_zh}（中间估计）；"
+        zh=f"{'需要几张卡' if asks_count else '卡数'}：{inst.total_gpus} 张 {inst.gpu_display} 就放得下，但要约 {one_zh}（中间估计）；"
            f"{wide.total_gpus} 张 {wide.gpu_display}（{where_zh}）约 {all_zh}。说明期限（如“7 天内训完”）可得到满足期限的卡数。")
