@@ -317,10 +317,17 @@ def _is_encoder_name(name: str, question: str) -> bool:
 
 def _unresolved_entry(u: Any, question: str) -> tuple[str, str, list[str]]:
     pool = pool_for(u.kind)
-    if pool == "methods" and any(f.word == "backbone" and f.pattern.match(u.text) for f in load_lexicon().families):
+    family = next((f for f in load_lexicon().families if f.word == "backbone" and f.pattern.match(u.text)), None)
+    if pool == "methods" and family is not None:
         # "EfficientNet-B4", "MobileNetV4": a backbone family the knowledge base lacks; the closest are backbones
-        # (ResNet, ConvNeXt, RegNet), not detection or segmentation heads spelled alike
-        return u.text, u.kind, closest_models(u.text, "backbones")
+        # (ResNet, ConvNeXt, RegNet), not detection or segmentation heads spelled alike; with few spelled alike, the
+        # common backbones the lexicon names (families: suggest)
+        close = closest_models(u.text, "backbones")
+        if len(close) < 3:
+            shown = {knowledge().backbones[k].display for k in family.suggest if k in knowledge().backbones}
+            close += [d for d in sorted(shown, key=[knowledge().backbones[k].display for k in family.suggest].index)
+                      if d not in close]
+        return u.text, u.kind, close[:5]
     if pool == "transformers" and _is_encoder_name(u.text, question):
         return u.text, "encoder", closest_models(u.text, pool, family="encoder_nlp")
     return u.text, u.kind, closest_models(u.text, pool)
