@@ -241,12 +241,12 @@ def _sections(full: dict[str, Any], sections: list[str]) -> dict[str, Any]:
     return out
 
 
-def recommendation_answer(rec: Any, lang: str, options: AnswerOptions) -> tuple[dict[str, Any], str]:
-    """(structured content, text) of a Recommendation as the tools return it."""
+def recommendation_answer(rec: Any, lang: str, options: AnswerOptions, reserve: float = 0.0) -> tuple[dict[str, Any], str]:
+    """(structured content, text) of a Recommendation as the tools return it; ``reserve``: tokens sent beside it."""
     from gpu_advisor.answer.brief import brief, brief_text
     from gpu_advisor.server.registry import structured
 
-    data = brief(rec, lang)
+    data = brief(rec, lang, reserve)
     if options.detail == "full":
         data["full"] = structured(rec, lang)
         return data, rec.render(lang)
@@ -337,13 +337,17 @@ def ask(value: AskInput, lang: str) -> tuple[BaseModel, str]:
     from gpu_advisor.ask.report import render_markdown
     from gpu_advisor.answer.render import md_escape
 
+    from gpu_advisor.answer.brief import TOKENS_PER_ESTIMATE, estimated_tokens
+
     parsed, rec = answer_question(value.question, lang=value.lang.value if value.lang else lang)
     lang = rec.lang
     options = AnswerOptions(detail=value.detail, sections=value.sections)
-    data, text = recommendation_answer(rec, lang, options)
     understood = {u.field: u.value for u in parsed.understood}
     assumed = {a.field: a.value for a in parsed.assumed}
     notes = [h.text.get(lang) for h in parsed.hints]
+    # the reading of the question travels twice too (structured and text): the brief is trimmed to leave room for it
+    reserve = 2 * estimated_tokens({"understood": understood, "assumed": assumed, "notes": notes}) * TOKENS_PER_ESTIMATE
+    data, text = recommendation_answer(rec, lang, options, reserve)
     answer = AskAnswer.model_validate(dict(lang=lang, understood=understood, assumed=assumed, notes=notes,
                                        recommendation=data))
     if options.detail == "full":

@@ -217,8 +217,9 @@ def _would_change(rec: Any, lang: str) -> list[str]:
     return out[:4]
 
 
-def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
-    """The decision fields of ``rec`` (a Recommendation) in one language, as plain JSON data."""
+def brief(rec: Any, lang: str | None = None, reserve: float = 0.0) -> dict[str, Any]:
+    """The decision fields of ``rec`` (a Recommendation) in one language, as plain JSON data. ``reserve``: tokens of
+    the same answer the caller sends beside the brief (the ask tool's reading of the question), kept out of the budget."""
     lang = lang or rec.lang
     inst = rec.instance
     instance = None
@@ -254,7 +255,7 @@ def brief(rec: Any, lang: str | None = None) -> dict[str, Any]:
                              "total_gpus": row.total_gpus, "needed_per_gpu_gib": _num(row.mem_planned_gib, 1),
                              "price_per_hour": _num(row.price_per_hour, 2)}
                             for row in rec.scenarios[:MAX_SCENARIOS]]
-    return fit_budget(out, lang)
+    return fit_budget(out, lang, reserve)
 
 
 # The brief travels twice (structuredContent and its Markdown text), so its size counts about twice against an
@@ -298,15 +299,17 @@ def _trims(out: dict[str, Any], lang: str) -> list[Callable[[], None]]:
                 out[key] = [short(x, limit) for x in items]
         return trim
 
+    # the lead (the verdict, the figure asked for) is what the question asked: shortened last
     return [alt_why, keep("assumptions", 2), keep("would_change", 2), keep("scenarios", 3), keep("reasons", 3),
-            shorten("reasons", 70 if n_zh else 120), shorten("lead", 120 if n_zh else 220),
-            shorten("would_change", 60 if n_zh else 100), keep("reasons", 2), keep("alternatives", 1)]
+            shorten("reasons", 70 if n_zh else 120), shorten("would_change", 60 if n_zh else 100), keep("reasons", 2),
+            keep("alternatives", 1), shorten("lead", 180 if n_zh else 300)]
 
 
-def fit_budget(out: dict[str, Any], lang: str) -> dict[str, Any]:
-    """``out`` trimmed in place until the brief (twice: data and text) fits ANSWER_TOKENS at the estimate's margin."""
+def fit_budget(out: dict[str, Any], lang: str, reserve: float = 0.0) -> dict[str, Any]:
+    """``out`` trimmed in place until the brief (twice: data and text) fits ANSWER_TOKENS at the estimate's margin,
+    less ``reserve`` tokens the caller sends beside it."""
     for trim in _trims(out, lang):
-        if 2 * estimated_tokens(out) * TOKENS_PER_ESTIMATE <= ANSWER_TOKENS:
+        if 2 * estimated_tokens(out) * TOKENS_PER_ESTIMATE + reserve <= ANSWER_TOKENS:
             break
         trim()
     return out

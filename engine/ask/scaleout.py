@@ -56,9 +56,32 @@ def scale_out_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
     nodes = getattr(wide, "nodes", 1) or 1
     where_en = f"{wide.instance_type}" + (f" x {nodes}" if nodes > 1 else "")
     where_zh = f"{wide.instance_type}" + (f" × {nodes} 台" if nodes > 1 else "")
+    month_en, month_zh = _month_plan(fields, inst.gpu_id, wide_wall, plan_on)
     return Text(
-        en=f"{'How many GPUs' if asks_count else 'GPU count'}: {inst.total_gpus} × {inst.gpu_display} hold{'s' if inst.total_gpus == 1 else ''} the job, but it takes about {one_en} on "
-           f"{'it' if inst.total_gpus == 1 else 'them'} (mid estimate); {wide.total_gpus} × {wide.gpu_display} "
-           f"({where_en}) take about {all_en}. Say a deadline ('within 7 days') for the count that meets it.",
-        zh=f"{'需要几张卡' if asks_count else '卡数'}：{inst.total_gpus} 张 {inst.gpu_display} 就放得下，但要约 {one_zh}（中间估计）；"
-           f"{wide.total_gpus} 张 {wide.gpu_display}（{where_zh}）约 {all_zh}。说明期限（如“7 天内训完”）可得到满足期限的卡数。")
+        en=f"{'How many GPUs' if asks_count else 'GPU count'}: {inst.total_gpus} × {inst.gpu_display} "
+           f"{'holds the job but takes' if inst.total_gpus == 1 else 'hold the job but take'} about {one_en} (mid estimate); "
+           f"{wide.total_gpus} ({where_en}) about {all_en}{month_en}. A deadline gives the count that meets it.",
+        zh=f"{'需要几张卡' if asks_count else '卡数'}：{inst.total_gpus} 张 {inst.gpu_display} 放得下，但约需 {one_zh}"
+           f"（中间估计）；{wide.total_gpus} 张（{where_zh}）约 {all_zh}{month_zh}。给出期限可得满足它的卡数。")
+
+
+def _month_plan(fields: dict[str, Any], gpu_id: str, wide_wall: float,
+                plan_on: Callable[[dict[str, Any]], Any]) -> tuple[str, str]:
+    """When a full instance still takes over a month: the planner's own count for a 30-day deadline (said as that
+    assumption), or nothing when it finds none on that GPU."""
+    if wide_wall <= VERY_LONG_JOB_HOURS:
+        return "", ""
+    from gpu_advisor.errors import AdvisorError
+
+    try:
+        month = plan_on({**fields, "deadline_hours": VERY_LONG_JOB_HOURS, "gpu_preference": gpu_id})
+    except AdvisorError:   # a deadline the catalog cannot meet is no line to add, not a failure of the answer
+        return "", ""
+    wall, inst = _wall_mid(month), getattr(month, "instance", None)
+    if wall is None or inst is None or inst.gpu_id != gpu_id or wall > VERY_LONG_JOB_HOURS:
+        return "", ""
+    nodes = getattr(inst, "nodes", 1) or 1
+    where = f"{inst.instance_type}" + (f" x {nodes}" if nodes > 1 else "")
+    span_en, span_zh = _span(wall)
+    return (f"; to finish within about 30 days (an assumed deadline) {inst.total_gpus} ({where}), about {span_en}",
+            f"；约 30 天内完成（假设的期限）需 {inst.total_gpus} 张（{where.replace(' x ', ' × ')} 台），约 {span_zh}")
