@@ -60,6 +60,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     from gpu_advisor.ask.billing import billing_line, budget_route_line, platform_line, savings_line
     from gpu_advisor.ask.capacity import capacity_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
+    from gpu_advisor.ask.scaleout import scale_out_line
 
     def plan_on(f: dict[str, Any]) -> Any:
         return _recommend(validate_fields(f), lang)
@@ -70,7 +71,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
                          verdict(parsed, rec),
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
-                         platform_line(parsed, rec)) if t]
+                         platform_line(parsed, rec), scale_out_line(parsed, fields, rec, plan_on)) if t]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]

@@ -74,7 +74,13 @@ def extract_names(s: Scanner) -> str | None:
     know (unresolved: said back and refused, never replaced). Returns the task the first model implies."""
     implied: str | None = None
     sized: list[Any] = []          # known names followed by a size of their own: unresolved (vocab.find_names)
+    not_alias = [f for f in load_lexicon().families if f.not_alias]
     for span in find_names(s.text, sized):
+        longer = next((m for f in not_alias if (m := f.pattern.match(s.text, span.start)) and m.end() > span.end), None)
+        if longer is not None:   # "SAM 2": another network than the known "SAM" it starts with
+            from gpu_advisor.ask.vocab import Unresolved
+            sized.append(Unresolved(span.start, longer.end(), longer.group(0), "vision"))
+            continue
         s.taken.append((span.start, span.end))
         field = "backbone" if span.pool == "backbones" else "model"
         if field in s.fields:
@@ -104,6 +110,12 @@ def extract_names(s: Scanner) -> str | None:
     sized = [u for u in sized if u.kind != "backbone"]
     for u in [*sized, *find_unresolved(s.text, [*s.taken, *((u.start, u.end) for u in sized)])]:
         s.taken.append((u.start, u.end))
+        if s.fields.get("_generic_model") and not s.unresolved:
+            # "Fine-tune DINOv2 ViT-L/14 for classification": the task word is no model; the unknown name is the one
+            # meant, refused as such, never sized as a generic classifier
+            s.fields.pop("model", None)
+            s.resolved.pop("model", None)
+            s.understood[:] = [x for x in s.understood if x.field != "model"]
         if "model" in s.fields:
             s.note_unused(u.text, "a model name the knowledge base does not know, beside a known one",
                           "知识库中没有的模型名，问题中另有已知模型")
@@ -305,6 +317,12 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
         task = "llm"
     _negated_verbs(s, kw)
     pretrain, finetune = s.first(kw["pretrain"]), s.first(kw["finetune"])
+    if pretrain and (PRETRAINED_STRICT.match(s.text, pretrain.end())
+                     or (finetune and PRETRAINED_WEIGHTS.match(s.text, pretrain.end()))):
+        # "在 ImageNet 预训练权重上微调", "train a pretrained ResNet-50 on 5k images": the weights a job starts from
+        # (a fine-tune of them), not the stage
+        finetune = finetune or (pretrain if s.first(kw["training"]) else None)
+        pretrain = None
     if task == "llm":
         task = "llm_pretrain" if pretrain else "llm_finetune"
     infer, train = s.first(kw["inference"]), s.first(kw["training"])
@@ -327,6 +345,10 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     _stage(s, lex, pretrain, finetune)
 
 
+# what follows "预训练" / "pre-trained" when it names the starting weights of a fine-tune, not the stage
+PRETRAINED_STRICT = re.compile(r"ed\b|好的|过的|(?:的)?\s*(?:权重|checkpoints?|ckpt|weights?)", re.IGNORECASE)
+PRETRAINED_WEIGHTS = re.compile(r"ed\b|好的|过的|(?:的)?\s*(?:权重|模型|参数|checkpoints?|ckpt|weights?|models?|backbones?)",
+                                re.IGNORECASE)
 STAGE_VERBS = ("pretrain", "finetune", "training", "inference")
 NOT_WANT = re.compile(r"(?:don'?t|do not|doesn'?t|won'?t|not|no)\s+(?:want|need|plan|going)\s+to\s+$|(?:不想|不打算|不需要|不必|无需)\s*$",
                       re.IGNORECASE)

@@ -95,10 +95,17 @@ class Family:
     kind: str            # llm | vision
     pattern: re.Pattern[str]
     task: str | None = None  # the task a name of this family implies when the registry lacks it (yolo: detection)
+    # a longer name that starts with a known alias and is another network ("SAM 2" after "SAM"): the whole name is
+    # unresolved, the known alias inside it is not taken (ask/keywords.py extract_names)
+    not_alias: bool = False
+    # registry keys offered when few known names are spelled like the unknown one (an unknown backbone family:
+    # "EfficientNet-B4" is spelled like no backbone the knowledge base has; the common ones it has are the choices)
+    suggest: tuple[str, ...] = ()
 
 
 def _families(rows: list[dict[str, Any]]) -> tuple[Family, ...]:
-    return tuple(Family(str(r["name"]), str(r["kind"]), _compile(r["pattern"], f"families[{i}]"), r.get("task"))
+    return tuple(Family(str(r["name"]), str(r["kind"]), _compile(r["pattern"], f"families[{i}]"), r.get("task"),
+                        bool(r.get("not_alias", False)), tuple(r.get("suggest", ())))
                  for i, r in enumerate(rows))
 
 

@@ -432,6 +432,16 @@ def dataset_size(s: Scanner, m: re.Match[str]) -> None:
     s.set("dataset_size_gb", round(value * factor[m.group("unit").lower()], 3), m)
 
 
+def detection_schedule(s: Scanner, m: re.Match[str]) -> None:
+    """"1x schedule": 12 epochs per x (MMDetection schedule_1x.py max_epochs=12; Detectron2 1x = 90k iters x 16)."""
+    n = _int(m)
+    if n and s.set("epochs", float(12 * n), m):
+        s.hint("epochs", m, f"'{m.group(0).strip()}' read as {12 * n} epochs (the 1x detection schedule is 12 epochs: "
+               "MMDetection schedule_1x.py, Detectron2 90k iterations x 16 images on COCO).",
+               f"“{m.group(0).strip()}”理解为 {12 * n} 轮（检测的 1x 训练计划为 12 轮：MMDetection schedule_1x.py，"
+               "Detectron2 在 COCO 上 9 万次迭代 × 16 张）。", claim=False)
+
+
 def int_field(field: str, mult: int = 1) -> Callable[[Scanner, re.Match[str]], None]:
     def handler(s: Scanner, m: re.Match[str]) -> None:
         value = _int(m)
@@ -638,6 +648,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # Ultralytics' own spellings: imgsz=640 (yolo CLI / model.train), --img 640 / --img-size (yolov5 train.py)
     (lambda: r"(?:分辨率|resolution|输入尺寸|输入大小|input size|crop size|crop|图像大小|图片大小|image size|imgsz|--img(?:[\s_-]*size)?|img[\s_-]*size)\s*(?:为|是|of|=|:)?\s*(?P<num>\d{2,5})(?![\d.])", resolution_square),
     (lambda: r"(?<![\w.])(?P<num>\d{2,5})\s*(?:px|像素|pixels?|的分辨率|分辨率|resolution)(?![a-z])", resolution_square),
+    # "1024 输入", "1024 input", "1024 的输入": the side of a square input image
+    (lambda: r"(?<![\w.])(?P<num>\d{3,4})\s*(?:的)?\s*(?:输入|input\b(?!\s*tokens?))", resolution_square),
     # parameters: "70亿参数", "350M parameters", "7B"
     # several sizes ("7B到14B", "7-14B", "between 7B and 13B parameters", "7B、14B、32B", "7b/14b"): sized at the largest
     (lambda: rf"(?:between\s+|from\s+)?{N}\s*(?:b|billion)?(?:\s*{SIZE_SEP}\s*\d{{1,4}}(?:\.\d{{1,3}})?\s*(?:b|billion)?){{0,4}}"
@@ -684,7 +696,10 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
-    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts)\b", int_field("num_samples")),
+    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|tiles|patches|crops|scans|slides)\b", int_field("num_samples")),
+    # "my 20k-image dataset", "a 5,000 sample set": a count written as an adjective of the dataset
+    (lambda: rf"{NM}\s*[-\s]\s*(?:image|sample|picture|photo|example|sentence|record|document)\s+(?:dataset|data[\s-]*set|corpus|set|collection)\b",
+     int_field("num_samples")),
     (lambda: rf"(?:样本数|样本量|图片数|图像数|数据量|num[_\s]samples)\s*(?:为|是|=|:|约|大概|有)?\s*{NM}", int_field("num_samples")),
     # iterations / steps ("160k iterations", "训练16万次迭代", "迭代 8 万次", "max_iters=160000"): epochs once the batch and
     # the dataset are known (parser._iterations)
@@ -696,10 +711,16 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
              r"梯度裁剪|grad(?:ient)?[\s_-]*clip(?:ping)?|max[\s_-]*grad[\s_-]*norm|lora[\s_-]*alpha|\balpha|"
              r"gpu[\s_-]*memory[\s_-]*utili[sz]ation|temperature|top[\s_-]*p)\s*(?:=|:|为|是|of|设为)?\s*"
              r"\d{1,6}(?:\.\d{1,8})?(?:\s*[eE]\s*-?\s*\d{1,3})?\s*%?", hyper_parameter),
+    # detection schedules: "1x schedule" = 12 epochs, "3x" = 36 (MMDetection configs/_base_/schedules/schedule_1x.py
+    # max_epochs=12; Detectron2's 1x = 90k iterations x 16 images = 12.2 epochs of COCO train2017)
+    (lambda: r"(?<![\w.])(?P<num>[1-9])\s*x\s*(?:schedule|sched\b|训练计划|的训练计划|计划|lr\s*schedule)", detection_schedule),
+    (lambda: r"(?:schedule|训练计划)\s*(?:为|是|=|:)?\s*(?P<num>[1-9])\s*x(?![\w.])", detection_schedule),
     # epochs, classes, LoRA rank, workers, PyTorch, months
     (lambda: rf"(?:{N}|\b{EN_N})\s*(?:个)?\s*(?:epochs?|轮|个轮次|遍|个周期)", float_field("epochs")),
     (lambda: r"(?:epochs?|轮数|训练轮数)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12}(?:\.\d{1,6})?)", float_field("epochs")),
     (lambda: rf"{N}\s*(?:个)?\s*(?:类别|类|classes|categories)", int_field("num_classes")),
+    # "my 3-class problem", "a 10-class dataset": the class count as an adjective
+    (lambda: rf"{N}\s*-\s*(?:class|category)\b", int_field("num_classes")),
     (lambda: r"(?:类别数|num[_\s]classes)\s*(?:为|是|=|:)?\s*(?P<num>\d{1,12})", int_field("num_classes")),
     (lambda: r"(?:lora\s*)?(?:rank|秩)\s*(?:=|:|为|是)?\s*(?P<num>\d{1,5})\b|\blora\s*r\s*(?:=|:)?\s*(?P<num2>\d{1,5})\b|\br\s*=\s*(?P<num3>\d{1,5})\b", lora_rank),
     (lambda: r"(?:num[\s_-]*workers|workers|worker数)\s*(?:=|:|为|是)?\s*(?P<num>\d{1,12})|(?<![\w.])(?P<num2>\d{1,4})\s*个?\s*(?:workers|worker)", _workers),

@@ -82,6 +82,22 @@ def _tidy(s: Scanner) -> None:
         s.understood[:] = [u for u in s.understood if u.field != "backbone"]
 
 
+def _usual_batch(s: Scanner) -> tuple[int, str, str] | None:
+    """(images per GPU, why en, why zh) a vision training job assumes when none is stated: the named method's own
+    trainer default (Ultralytics), else the task's (knowledge/models/defaults.yaml, as memory/jobdefaults.py does)."""
+    from gpu_advisor.kb.models import knowledge
+
+    task = s.fields.get("task")
+    if task not in VISION_TASKS:
+        return None
+    pool, key = s.resolved.get("model", (None, None))
+    own = knowledge().methods[key].train_defaults if pool == "methods" and key in knowledge().methods else None
+    if own is not None:
+        return own.batch, own.why, own.why_zh
+    row = knowledge().task_defaults.get(str(task), {})
+    return (int(row["batch"]), str(row.get("why", "")), "该任务每卡常用图像数") if row.get("batch") else None
+
+
 def _iterations(s: Scanner) -> None:
     """"160k iterations" / "训练16万次迭代": epochs = iterations x samples per iteration / training samples (the time is
     computed from samples x epochs, costing/timing.py). The samples per iteration are the global batch, or the batch
@@ -101,6 +117,12 @@ def _iterations(s: Scanner) -> None:
     elif per_gpu and gpus:
         batch = int(per_gpu) * int(gpus)
         how_en, how_zh = f"batch {per_gpu} per GPU x {gpus} GPUs", f"每卡 batch {per_gpu} × {gpus} 卡"
+    elif gpus and (usual := _usual_batch(s)) is not None:
+        # "SegFormer-B2 ... 160k 次迭代，8 卡": the batch per GPU not stated, the usual one of the method / task (what the
+        # memory estimate assumes too), said back; the stated iterations are never replaced by a default schedule
+        batch = usual[0] * int(gpus)
+        how_en = f"batch per GPU not given: {usual[0]} per GPU ({usual[1]}) x {gpus} GPUs"
+        how_zh = f"未给出每卡 batch：按每卡 {usual[0]}（{usual[2]}）× {gpus} 卡"
     elif per_gpu:
         batch = int(per_gpu)
         how_en = f"batch {per_gpu}, taken as one iteration's (no GPU count is stated: with a per-GPU batch on N GPUs, multiply the epochs by N)"
@@ -301,6 +323,17 @@ def _is_encoder_name(name: str, question: str) -> bool:
 
 def _unresolved_entry(u: Any, question: str) -> tuple[str, str, list[str]]:
     pool = pool_for(u.kind)
+    family = next((f for f in load_lexicon().families if f.word == "backbone" and f.pattern.match(u.text)), None)
+    if pool == "methods" and family is not None:
+        # "EfficientNet-B4", "MobileNetV4": a backbone family the knowledge base lacks; the closest are backbones
+        # (ResNet, ConvNeXt, RegNet), not detection or segmentation heads spelled alike; with few spelled alike, the
+        # common backbones the lexicon names (families: suggest)
+        close = closest_models(u.text, "backbones")
+        if len(close) < 3:
+            shown = {knowledge().backbones[k].display for k in family.suggest if k in knowledge().backbones}
+            close += [d for d in sorted(shown, key=[knowledge().backbones[k].display for k in family.suggest].index)
+                      if d not in close]
+        return u.text, u.kind, close[:5]
     if pool == "transformers" and _is_encoder_name(u.text, question):
         return u.text, "encoder", closest_models(u.text, pool, family="encoder_nlp")
     return u.text, u.kind, closest_models(u.text, pool)
@@ -404,21 +437,31 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
 
 def _refuse_unsupported(s: Scanner) -> None:
     """A question about a model family the knowledge base has no profile for (and no model it has) is refused:
-    answering it as the default task would size a different job."""
-    if {"model", "backbone"} & set(s.fields):
-        return
+    answering it as the default task would size a different job. An entry marked any_model (pose estimation, 3D
+    segmentation) is refused even with a known model named: HRNet-W48 is known as a backbone, not with a keypoint head."""
+    unknown = {u.text for u in s.unresolved}   # a name the registry lacks ("CogVideoX-5B") names no known model
+    named = {f for f in ("model", "backbone") if f in s.fields and s.fields[f] not in unknown}
     serving = s.first(load_lexicon().keywords["inference"]) is not None
     step_en, step_zh = ("serve one request at the batch you need", "按所需批大小实测一次推理") if serving else \
         ("run one training step", "实测一步训练")
+    # an unknown name is refused as the family only when the name is of the family ("CogVideoX-5B"), not when the
+    # family's word is elsewhere ("InternVL2.5-8B on my OCR dataset": an unknown VLM, refused with the closest names)
+    where = s.fields["model"] if not named and s.fields.get("model") in unknown else s.text
     for entry in load_lexicon().unsupported:
-        if entry.pattern.search(s.text):
-            raise UnknownModelError(
-                f"model: gpu-advisor has no memory profile for {entry.value}: its knowledge base covers vision models "
-                "(segmentation, detection, classification) and transformer language models, so it cannot size this "
-                f"job. Name a model it covers, or {step_en} and read torch.cuda.max_memory_allocated().",
-                f"模型：知识库中没有{entry.extra['zh']}的显存模型（目前覆盖视觉模型——分割、检测、分类——以及 Transformer "
-                f"语言模型），无法估算该作业。请换用知识库中的模型，或{step_zh}并读取 torch.cuda.max_memory_allocated()。",
-                field="model")
+        if (named and not entry.extra.get("any_model")) or not entry.pattern.search(where):
+            continue
+        known_en = known_zh = ""
+        if named:
+            name = s.fields.get("model") or s.fields.get("backbone")
+            known_en = f" ({name} is known only as a classification / segmentation / detection network)"
+            known_zh = f"（{name} 在知识库中只用于分类、分割或检测网络）"
+        raise UnknownModelError(
+            f"model: gpu-advisor has no memory profile for {entry.value}{known_en}: its knowledge base covers vision "
+            "models (segmentation, detection, classification) and transformer language models, so it cannot size this "
+            f"job. Name a model it covers, or {step_en} and read torch.cuda.max_memory_allocated().",
+            f"模型：知识库中没有{entry.extra['zh']}的显存模型{known_zh}（目前覆盖视觉模型——分割、检测、分类——以及 "
+            f"Transformer 语言模型），无法估算该作业。请换用知识库中的模型，或{step_zh}并读取 "
+            "torch.cuda.max_memory_allocated()。", field="model")
 
 
 def validate_fields(fields: dict[str, Any]) -> Workload:

@@ -143,6 +143,13 @@ def _method_from_name(w: Workload, r: Resolved) -> tuple[str | None, str | None]
         return None, None  # a size without a name: that size, not the default method's
     if w.model is None:
         default = CV_TASK_METHOD.get(w.task.value) if w.backbone else _task_defaults(w.task).get("method")
+        if w.backbone and w.task == Task.semantic_segmentation and (bb := resolve_backbone(w.backbone)):
+            # "HRNet-W48 语义分割": the decode head MMSeg ships with that backbone (FCN for HRNet), not UPerNet
+            native = next((m for prefix, m in SEG_BACKBONE_METHOD.items() if bb[0].startswith(prefix)), None)
+            if native is not None:
+                return r.assume("model", native, f"the decode head MMSegmentation ships with {w.backbone} "
+                                "(configs/<backbone>/, v1.2.2)", f"MMSegmentation 为 {w.backbone} 提供的解码头"
+                                "（configs/<backbone>/，v1.2.2）"), None
         # serving a vision model given only by its backbone or input size: the task's CV method (a classifier)
         default = default or CV_TASK_METHOD.get(w.task.value)
         return r.assume("model", default, "typical method for this task", "该任务的典型方法"), None

@@ -233,6 +233,10 @@ def _job_size(w: Workload, trainer_epochs: tuple[int, str, str] | None = None) -
         update["epochs"] = float(trainer_epochs[0])
         text_en += f" x {trainer_epochs[0]} epochs, the trainer's default ({trainer_epochs[1]})"
         text_zh += f" × {trainer_epochs[0]} 轮，训练代码的默认值（{trainer_epochs[2]}）"
+    elif w.epochs is None and (ft := _finetune_schedule(w, d)) is not None:
+        update["epochs"] = float(ft[0])
+        text_en += f" x {ft[0]:g} epochs, {ft[1]}"
+        text_zh += f" × {ft[0]:g} 轮，{ft[2]}"
     elif w.epochs is None:
         update["epochs"] = float(d["epochs"])
         text_en += f" x {d['epochs']} epochs, {d['epochs_note']}"
@@ -254,6 +258,15 @@ def _named_schedule(w: Workload) -> dict[str, Any] | None:
 # (src/transformers/training_args.py) and LLaMA-Factory examples/train_lora/llama3_lora_sft.yaml, train_full/*.yaml
 # (num_train_epochs: 3.0).
 LLM_FINETUNE_EPOCHS = 3
+
+
+def _finetune_schedule(w: Workload, d: dict[str, Any]) -> tuple[float, str, str] | None:
+    """(epochs, why en, why zh) of the task's fine-tuning schedule (datasets.yaml finetune_epochs) when the user said
+    the job fine-tunes pretrained weights (stage finetune as stated, not the stage default); else None."""
+    if w.stage != Stage.finetune or not d.get("finetune_epochs"):
+        return None
+    return (float(d["finetune_epochs"]), f"{d['finetune_epochs_note']}; {d['finetune_epochs_source']}",
+            f"{d['finetune_epochs_note_zh']}；{d['finetune_epochs_source']}")
 
 
 def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) -> tuple[dict[str, Any], list[Note]]:
@@ -287,6 +300,8 @@ def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) ->
     elif named is not None:
         epochs, why_en, why_zh = float(named["epochs"]), f"{named['epochs_note']}; {named['epochs_source']}", \
             f"{named.get('epochs_note_zh', named['epochs_note'])}；{named['epochs_source']}"
+    elif (ft := _finetune_schedule(w, _datasets()[w.task.value])) is not None:
+        epochs, why_en, why_zh = ft
     else:
         d = _datasets()[w.task.value]
         if d.get("schedule_samples"):  # an iteration schedule: the same images seen, whatever the dataset's size
@@ -318,7 +333,8 @@ def resolve_job(w: Workload, catalog: Catalog) -> Job:
     notes.extend(region_notes)
     method = knowledge().methods.get(memory.profile.method or "") if memory.profile.method else None
     own = method.train_defaults if method is not None else None
-    size, size_notes = _job_size(resolved, (own.epochs, own.why, own.why_zh) if own else None)  # resolved: the estimate's seq_len
+    # the stage as the user stated it (None when defaulted): a stated fine-tune takes the fine-tuning schedule
+    size, size_notes = _job_size(resolved.model_copy(update={"stage": w.stage}), (own.epochs, own.why, own.why_zh) if own else None)  # resolved: the estimate's seq_len
     if size:
         resolved = resolved.model_copy(update=size)
     notes.extend(size_notes)
