@@ -207,8 +207,12 @@ def extract_enums(s: Scanner, lex: Lexicon) -> None:
                     continue
                 chosen = m
                 break
+            if chosen is not None and any(f in s.fields for f in entry.extra.get("unless", ())):
+                continue     # an implied value (Ollama's default 4-bit tags) yields to a stated one
             if chosen is not None:
                 s.set(field, entry.value, chosen, claim=False)
+                if "note_en" in entry.extra:   # a value the words imply, not state: said as such
+                    s.hint(f"implied_{field}", chosen, entry.extra["note_en"], entry.extra["note_zh"], claim=False)
                 break
         if field == "finetune_method" and field not in s.fields and any(
                 e.value in ("lora", "qlora") for e, _ in negated_entries):

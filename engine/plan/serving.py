@@ -143,6 +143,12 @@ def _speed(c: Candidate, job: Job) -> tuple[Speed, int, bool] | None:
     return closed_loop(replica, low, seq - out, out), low, False
 
 
+def _rps(pair: tuple[float, float]) -> tuple[str, str]:
+    """Requests/s of a replica, with the digits that tell the ends apart (0.06-0.12, not 0.1-0.1)."""
+    digits = 1 if pair[0] >= 1 else 2 if pair[0] >= 0.1 else 3
+    return f"{pair[0]:.{digits}f}", f"{pair[1]:.{digits}f}"
+
+
 def _ms(pair: tuple[float, float]) -> str:
     return f"{pair[0] * 1e3:.0f}-{pair[1] * 1e3:.0f} ms"
 
@@ -227,7 +233,7 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
         rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
     the_plan.speed_notes.append(Text(
         en=f"{sp.user_tok_s[0]:.0f}-{sp.user_tok_s[1]:.0f} output tokens/s per user {load_en}, TTFT {_s(sp.ttft)}, "
-           f"{sp.rps[0]:.1f}-{sp.rps[1]:.1f} requests/s a replica{rate_en} ({SPEED_SOURCE}).",
+           f"{_rps(sp.rps)[0]}-{_rps(sp.rps)[1]} requests/s a replica{rate_en} ({SPEED_SOURCE}).",
         zh=f"{load_zh}每个用户 {sp.user_tok_s[0]:.0f}–{sp.user_tok_s[1]:.0f} 个输出 token/秒，首 token 延迟 {_s(sp.ttft)}，"
-           f"每副本每秒 {sp.rps[0]:.1f}–{sp.rps[1]:.1f} 个请求{rate_zh}（{SPEED_SOURCE}）。"))
+           f"每副本每秒 {_rps(sp.rps)[0]}–{_rps(sp.rps)[1]} 个请求{rate_zh}（{SPEED_SOURCE}）。"))
     return the_plan
