@@ -343,7 +343,9 @@ def ask(value: AskInput, lang: str) -> tuple[BaseModel, str]:
     data, text = recommendation_answer(rec, lang, options)
     understood = {u.field: u.value for u in parsed.understood}
     assumed = {a.field: a.value for a in parsed.assumed}
-    notes = [h.text.get(lang) for h in parsed.hints]
+    # what the question said that sized nothing (a second model, a number without a field) is said back, never dropped
+    notes = [h.text.get(lang) for h in parsed.hints] + [
+        f"“{u.matched}”{'：' if lang == 'zh' else ': '}{u.why.get(lang)}" for u in parsed.unused]
     answer = AskAnswer.model_validate(dict(lang=lang, understood=understood, assumed=assumed, notes=notes,
                                        recommendation=data))
     if options.detail == "full":

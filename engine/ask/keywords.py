@@ -80,6 +80,8 @@ def extract_names(s: Scanner) -> str | None:
         if field in s.fields:
             s.note_unused(span.text, f"a second {field} name; only the first one named is sized",
                           f"第二个{'骨干网络' if field == 'backbone' else '模型'}名称；只按第一个估算")
+            if field == "model":
+                s.fields.setdefault("_other_models", []).append((span.pool, span.key, span.text))
             continue
         s.set(field, span.text, span.text)
         s.resolved[field] = (span.pool, span.key)

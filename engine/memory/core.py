@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpu_advisor.util.i18n import Note, Text, note
 from gpu_advisor.memory.cv import cv_parts
 from gpu_advisor.memory.settings import Resolved, resolve
@@ -96,6 +98,18 @@ def _estimate_cv(r: Resolved) -> MemoryEstimate:
                    info, flops, notes)
 
 
+def _matmul_params(t: Any, active: float, training: bool) -> float:
+    """Parameters a served token multiplies by: the input embedding table is a lookup (a gather, no FLOPs; Kaplan et
+    al. 2020, arXiv:2001.08361 sec. 2.1 count forward compute as 2N with N excluding embeddings). It is left out when
+    nothing else uses it: an encoder's (an embedder or reranker has no vocabulary head) and an untied decoder's (its
+    LM head is a matrix of its own, counted). A tied decoder's table is also its LM head, so it stays. Training jobs
+    keep the 2N of all parameters (lora_factor compares the two)."""
+    if training:
+        return active
+    gather_only = t.family == "encoder_nlp" or t.role is not None or not t.tied
+    return max(active * 0.05, active - t.vocab * t.hidden) if gather_only else active
+
+
 def _estimate_text(r: Resolved) -> MemoryEstimate:
     from gpu_advisor.memory.formula import text_formula
     t = r.transformer
@@ -113,7 +127,7 @@ def _estimate_text(r: Resolved) -> MemoryEstimate:
     # MoE: each token runs its routed experts only, so compute follows the active parameters (weights count all)
     # a contrastive embedder sample (a query with its passages) is sequences_per_sample sequences
     per_sample = seq * int(r.settings.get("sequences_per_sample") or 1) if r.training else seq
-    flops = (6.0 * active * per_sample, 2.0 * active * seq)
+    flops = (6.0 * active * per_sample, 2.0 * _matmul_params(t, active, r.training) * seq)
     recipe = [t.role_source] if r.training and t.role_source else []
     return _finish(parts, r, text_formula(r, p, parts), SOURCES_COMMON + SOURCES_TEXT + [t.source, *recipe], info, flops,
                    notes)

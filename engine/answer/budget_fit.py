@@ -1,0 +1,174 @@
+"""A serving budget no option meets: the changes that would bring a priced option within it, with their figures.
+
+"预算每月2万，部署 Qwen2.5-72B 够吗" is answered "no" by the plan; what the user needs next is what the budget does buy.
+Each change below is planned again on the same catalog and region (replan: the advisor's own plan and cost, so
+nothing is estimated here) and said back with the cheapest priced option that meets the hourly budget:
+- 4-bit weights (AWQ / GPTQ, W4A16: Lin et al. 2023, arXiv:2306.00978), when the weights are 16-bit or 8-bit;
+- an FP8 KV cache (vLLM --kv-cache-dtype fp8, half the KV bytes), when the KV cache is 16-bit and several sequences
+  are served;
+- half the stated concurrent users, half the stated context (the KV cache shrinks in proportion);
+- the largest smaller model of the same series in the knowledge base (e.g. Qwen2.5 32B for Qwen2.5 72B), as stated
+  otherwise.
+Where no single change fits, 4-bit weights with an FP8 KV cache together are tried; where that misses too, the
+answer says what the cheapest such option costs. Quantized weights are a choice to evaluate (accuracy), said so.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from gpu_advisor.costing.basis import HOURS_PER_MONTH
+from gpu_advisor.errors import AdvisorError
+from gpu_advisor.util.i18n import Text
+from gpu_advisor.workload import Task, enum_value
+
+Replan = Callable[[dict[str, Any]], Any]   # Workload update -> (job, plan, report)
+
+MAX_SAID = 3
+SIZED_KEY = re.compile(r"^(?P<series>.+-)(?P<size>\d+(?:\.\d+)?)b$")
+
+
+def _cheapest_within(report: Any, budget: float) -> Any | None:
+    opts = [o for o in (report.options if report else []) if o.hourly_total is not None and o.currency == "CNY"]
+    fit = [o for o in opts if o.hourly_total <= budget + 1e-9]
+    return min(fit, key=lambda o: o.hourly_total) if fit else None
+
+
+def _cheapest(report: Any) -> Any | None:
+    opts = [o for o in (report.options if report else []) if o.hourly_total is not None and o.currency == "CNY"]
+    return min(opts, key=lambda o: o.hourly_total) if opts else None
+
+
+def _smaller_sibling(key: str) -> Any | None:
+    """The largest model of the same series (registry key '<series>-<size>b') smaller than this one."""
+    from gpu_advisor.kb.models import knowledge
+
+    m = SIZED_KEY.match(key)
+    if not m:
+        return None
+    specs = knowledge().transformers
+    mine = specs.get(key)
+    if mine is None:
+        return None
+    smaller = [s for k, s in specs.items() if k != key and (sm := SIZED_KEY.match(k)) and sm.group("series") == m.group("series")
+               and s.family == "llm" and s.params_billion < mine.params_billion * 0.8 and s.experts == mine.experts]
+    return max(smaller, key=lambda s: s.params_billion) if smaller else None
+
+
+def _changes(job: Any) -> list[tuple[dict[str, Any], Text]]:
+    w, original = job.workload, job.original
+    out: list[tuple[dict[str, Any], Text]] = []
+    quant = enum_value(w.quantization, "none")
+    if quant in ("none", "int8", "fp8") and enum_value(w.precision, "bf16") != "fp32":
+        out.append(({"quantization": "int4"}, Text(en="4-bit weights (AWQ / GPTQ INT4, evaluate the accuracy first)",
+                                                   zh="INT4 权重（AWQ / GPTQ，上线前请评测精度）")))
+    users = original.concurrent_users or original.batch_size_per_gpu
+    kv = enum_value(w.kv_cache_dtype, "auto")
+    if kv != "fp8" and (users or 1) > 1 and (job.memory.profile.kv_cache_bytes_per_token or 0) > 0:
+        out.append(({"kv_cache_dtype": "fp8"}, Text(en="an FP8 KV cache (vLLM --kv-cache-dtype fp8)",
+                                                    zh="FP8 KV cache（vLLM --kv-cache-dtype fp8）")))
+    if users and users > 1:
+        half = max(1, users // 2)
+        upd = {"concurrent_users": half, "batch_size_per_gpu": half} if original.concurrent_users else \
+            {"batch_size_per_gpu": half}
+        out.append((upd, Text(en=f"{half} concurrent users instead of {users}", zh=f"并发 {half} 路（而不是 {users}）")))
+    if original.seq_len and original.seq_len > 4096:
+        half_seq = original.seq_len // 2
+        if not w.output_tokens or w.output_tokens < half_seq:
+            out.append(({"seq_len": half_seq}, Text(en=f"a {half_seq}-token context instead of {original.seq_len}",
+                                                    zh=f"上下文 {half_seq} token（而不是 {original.seq_len}）")))
+    sibling = _smaller_sibling(job.memory.profile.key)
+    if sibling is not None:
+        out.append(({"model": sibling.display}, Text(en=f"the smaller {sibling.display}", zh=f"换用更小的 {sibling.display}")))
+    return out
+
+
+def _zh(*parts: str) -> str:
+    """Chinese text joined with a space between Han and Latin / digits (STYLE.md)."""
+    out = ""
+    for p in parts:
+        if out and p and (out[-1].isascii() != p[0].isascii()) and out[-1] not in "（）：，。；" and p[0] not in "（）：，。；":
+            out += " "
+        out += p
+    return out
+
+
+def _said(change: Text, o: Any) -> Text:
+    month = o.hourly_total * HOURS_PER_MONTH   # a month of 24x7 operation
+    count_en = f"{o.replicas} × " if o.replicas > 1 else ""
+    count_zh = f"{o.replicas} 台 " if o.replicas > 1 else ""
+    return Text(en=f"{change.en}, on {count_en}{o.instance_type} ({o.total_gpus} × {o.gpu_display}) at {o.hourly_total:.2f} "
+                   f"CNY/h (about {month:,.0f} CNY a month)",
+                zh=f"{change.zh}，用 {count_zh}{o.instance_type}（{o.total_gpus} 张 {o.gpu_display}）每小时 {o.hourly_total:.2f} CNY"
+                   f"（每月约 {month:,.0f} CNY）")
+
+
+def budget_fit_lead(job: Any, report: Any, replan: Replan) -> list[Text]:
+    """One line: what brings a served LLM within the hourly budget no option meets (see the module docstring)."""
+    w = job.workload
+    budget = w.budget_per_hour
+    if (w.task != Task.inference or not budget or report is None or not job.memory.profile.is_llm
+            or job.region is None):
+        return []
+    cheapest = _cheapest(report)
+    if cheapest is None or cheapest.hourly_total <= budget:
+        return []
+    fits: list[Text] = []
+    tried: dict[str, Any] = {}
+    for update, text in _changes(job):
+        try:
+            _, _, other = replan(update)
+        except (AdvisorError, ValueError):   # a change the workload rejects is skipped
+            continue
+        tried[next(iter(update))] = other
+        o = _cheapest_within(other, budget)
+        if o is not None:
+            fits.append(_said(text, o))
+        if len(fits) >= MAX_SAID:
+            break
+    head_en, tail_en = f"Within {budget:.2f} CNY/h this fits", f" (as asked, the cheapest option costs {cheapest.hourly_total:.2f} CNY/h)."
+    head_zh, tail_zh = f"每小时 {budget:.2f} CNY 预算内可行的改动是", f"（按所述配置最便宜每小时 {cheapest.hourly_total:.2f} CNY）。"
+    if fits:
+        return [Text(en=f"{head_en} " + ", or ".join(t.en for t in fits) + tail_en,
+                     zh=_zh(head_zh, *[p for i, t in enumerate(fits) for p in ((("，或",) if i else ()) + (t.zh,))]) + tail_zh)]
+    last = None
+    for update, label in _combinations(job, tried):
+        try:
+            _, _, other = replan(update)
+        except (AdvisorError, ValueError):   # a change the workload rejects is skipped
+            continue
+        o = _cheapest_within(other, budget)
+        if o is not None:
+            said = _said(label, o)
+            return [Text(en=f"{head_en} {said.en}{tail_en}", zh=_zh(head_zh, said.zh) + tail_zh)]
+        last = (label, _cheapest(other)) if _cheapest(other) is not None else last
+    if last is None:
+        return []
+    label, low = last
+    return [Text(en=f"No change tried fits {budget:.2f} CNY/h: even with {label.en} the cheapest option, {low.instance_type}, "
+                    f"costs {low.hourly_total:.2f} CNY/h (about {low.hourly_total * HOURS_PER_MONTH:,.0f} CNY a month); "
+                    "run it part of the day, or raise the budget.",
+                 zh=_zh(f"尝试的改动都进不了每小时 {budget:.2f} CNY 的预算：即使", label.zh) + f"，最便宜的 {low.instance_type} 也要每小时 "
+                    f"{low.hourly_total:.2f} CNY（每月约 {low.hourly_total * HOURS_PER_MONTH:,.0f} CNY）；可按需开停，或提高预算。")]
+
+
+def _combinations(job: Any, tried: dict[str, Any]) -> list[tuple[dict[str, Any], Text]]:
+    """When no single change fits: 4-bit weights with an FP8 KV cache, then the smaller model of the series with them."""
+    quant = {"quantization": "int4"} if "quantization" in tried else {}
+    kv = {"kv_cache_dtype": "fp8"} if "kv_cache_dtype" in tried else {}
+    out = []
+    if quant and kv:
+        out.append(({**quant, **kv}, Text(en="4-bit weights with an FP8 KV cache (evaluate the accuracy first)",
+                                          zh="INT4 权重 + FP8 KV cache（上线前请评测精度）")))
+    elif quant:
+        out.append((quant, Text(en="4-bit weights (AWQ / GPTQ INT4)", zh="INT4 权重（AWQ / GPTQ）")))
+    sibling = _smaller_sibling(job.memory.profile.key)
+    if sibling is not None and quant:
+        out.append(({"model": sibling.display, **quant, **kv}, Text(
+            en=f"the smaller {sibling.display} with 4-bit weights{' and an FP8 KV cache' if kv else ''}",
+            zh=f"换用更小的 {sibling.display} 并用 INT4 权重{' + FP8 KV cache' if kv else ''}")))
+    return out
+
+
+__all__ = ["budget_fit_lead"]

@@ -1,0 +1,67 @@
+"""Two models served side by side ("一台机器上同时跑 Qwen2.5-7B 和 bge-m3", "Llama 3.1 8B and bge-m3 on the same GPU").
+
+The plan sizes the first model named; each further model the knowledge base knows is estimated on its own (serving, its
+defaults: the estimator's, nothing estimated here) and set beside the plan's card: it shares a GPU of the recommended
+instance when its whole device total fits that GPU's room (the card less the first model's per-GPU total, with the
+planner's 5 % headroom), else it needs a GPU of its own. One engine process per model: vLLM preallocates
+gpu_memory_utilization (0.9 by default) of each card for its own weights and KV cache, so the first model's engine must
+be started with a smaller share to leave the second one room (vLLM docs, engine arguments: --gpu-memory-utilization).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_advisor.ask.lexicon import load_lexicon
+from gpu_advisor.ask.parsed import ParsedQuestion
+from gpu_advisor.util.i18n import Text
+
+HEADROOM = 0.95   # the planner's 5 % headroom (plan/planner.py FIT_HEADROOM, against the card's stated memory)
+
+
+def _other_total(name: str, lang: str) -> tuple[str, float] | None:
+    """(display name, device total GiB on one GPU) of a further model served at its defaults, or None."""
+    from gpu_advisor import Workload, estimate_memory
+    from gpu_advisor.errors import AdvisorError
+
+    try:
+        est = estimate_memory(Workload(task="inference", model=name, lang=lang))
+    except (AdvisorError, ValueError):
+        return None
+    return est.profile.display, float(est.device_total_gib)
+
+
+def colocated_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """The line that sets the further models beside the plan's card, or None when the question names none."""
+    if not parsed.other_models or not load_lexicon().keywords["colocate"].search(parsed.text):
+        return None
+    inst = getattr(rec, "instance", None)
+    if inst is None or not inst.gpu_memory_gib:
+        return None
+    card_gib = float(inst.gpu_memory_gib)   # compared as the planner does (_fits)
+    first = float(inst.planned_mem_gib)
+    room = card_gib * HEADROOM - first
+    others = [o for o in (_other_total(name, parsed.lang) for _, _, name in parsed.other_models) if o is not None]
+    if not others:
+        return None
+    need = sum(g for _, g in others)
+    names = ", ".join(f"{d} (~{g:.1f} GiB)" for d, g in others)
+    names_zh = "、".join(f"{d}（约 {g:.1f} GiB）" for d, g in others)
+    share = max(0.05, min(0.9, round(first / card_gib + 0.02, 2)))
+    if need <= room:
+        return Text(
+            en=f"Both on one GPU: {inst.gpu_display} holds {first:.1f} GiB for the sized model plus {names}, "
+               f"{first + need:.1f} GiB of {card_gib:.1f} GiB; start the first engine with --gpu-memory-utilization "
+               f"{share:g} (vLLM reserves 0.9 of the card by default) so the second one fits.",
+            zh=f"两个模型可放在同一张卡上：{inst.gpu_display} 上所估模型约 {first:.1f} GiB，另加 {names_zh}，合计约 "
+               f"{first + need:.1f} GiB / {card_gib:.1f} GiB；第一个引擎需以 --gpu-memory-utilization {share:g} 启动"
+               "（vLLM 默认占用整卡的 0.9），第二个模型才放得下。")
+    return Text(
+        en=f"Not on the same GPU: {inst.gpu_display} has about {max(0.0, room):.1f} GiB left beside the sized model "
+           f"({first:.1f} GiB), and {names} needs {need:.1f} GiB; give it a GPU of its own (an instance with one GPU "
+           "more, one engine per GPU).",
+        zh=f"同一张卡放不下：{inst.gpu_display} 在所估模型（约 {first:.1f} GiB）之外约剩 {max(0.0, room):.1f} GiB，而 "
+           f"{names_zh}需要约 {need:.1f} GiB；请给它单独一张卡（多一张 GPU 的实例，每张卡一个引擎）。")
+
+
+__all__ = ["colocated_line"]
