@@ -67,7 +67,11 @@ def _finish(parts: dict[str, float], r: Resolved, formula: Text, sources: list[s
     breakdown["allocator_slack"] = round(ALLOCATOR_SLACK * allocated, 3)
     breakdown = {k: v for k, v in breakdown.items() if v > 0}
     total = round(allocated + breakdown.get("cuda_context", 0.0) + breakdown.get("allocator_slack", 0.0), 3)
-    upper = round(allocated * planning_margin(info.family) + UPPER_FIXED_GIB, 3) if gpu else 0.0
+    # serving: the KV cache is the engine's own arithmetic (vLLM allocates blocks of exactly 2 x layers x kv heads x
+    # head dim x dtype bytes per token, vllm/v1/kv_cache_interface.py), so the family's margin (the spread of measured
+    # training peaks) is not applied to it; weights, activations and transients keep it
+    exact = 0.0 if r.training else breakdown.get("kv_cache", 0.0)
+    upper = round((allocated - exact) * planning_margin(info.family) + exact + UPPER_FIXED_GIB, 3) if gpu else 0.0
     return MemoryEstimate(allocated_peak_gib=allocated, device_total_gib=total, breakdown=breakdown,
                           allocated_upper_gib=upper,
                           assumptions=r.assumptions, warnings=r.warnings + extra, formula=formula,
