@@ -171,4 +171,45 @@ def _combinations(job: Any, tried: dict[str, Any]) -> list[tuple[dict[str, Any],
     return out
 
 
-__all__ = ["budget_fit_lead"]
+def stated_card_fit_lead(job: Any, the_plan: Any) -> list[Text]:
+    """A served LLM the stated GPUs do not hold at the stated concurrency ("Qwen2.5-72B int4 放一张 A100 80G，32 并发
+    8k 上下文够吗"): how many sequences of that context those GPUs do hold, with a 16-bit and an FP8 KV cache. The
+    KV room is vLLM's: gpu_memory_utilization (0.9) of each card less the weights, activations and CUDA context of one
+    sequence (the estimator's, memory/serving.py), shared by the tensor-parallel GPUs."""
+    from gpu_advisor.memory import estimate_memory
+    from gpu_advisor.memory.core import CUDA_CONTEXT_GIB, GIB
+    from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
+    from gpu_advisor.workload import Workload
+
+    w, original = job.workload, job.original
+    c = the_plan.chosen if the_plan else None
+    n = original.num_gpus
+    users = original.concurrent_users or original.batch_size_per_gpu
+    per_token = job.memory.profile.kv_cache_bytes_per_token or 0.0
+    if (w.task != Task.inference or c is None or not n or c.total_gpus <= n or not users or users < 2
+            or per_token <= 0 or not w.seq_len):
+        return []
+    update = {"num_gpus": n, "batch_size_per_gpu": 1, "concurrent_users": 1}
+    if n > 1:
+        update["distributed"] = "zero3"   # the serving chain's spelling of "split over the GPUs" (plan/ladder.py)
+    try:
+        one = estimate_memory(Workload.model_validate({**w.model_dump(), **update}))
+    except (AdvisorError, ValueError):
+        return []
+    b = one.breakdown
+    card = float(c.gpu.memory_gb or 0)
+    room = DEFAULT_UTILIZATION * card - b.get("weights", 0.0) - b.get("activations", 0.0) - b.get("cuda_context", CUDA_CONTEXT_GIB)
+    seqs = int(room * n * GIB // (per_token * w.seq_len)) if room > 0 else 0
+    if seqs < 1 or seqs >= users:
+        return []
+    kv16 = enum_value(w.kv_cache_dtype, "auto") != "fp8"
+    fp8_en = f" ({2 * seqs} with an FP8 KV cache)" if kv16 else ""
+    fp8_zh = f"（FP8 KV cache 约 {2 * seqs} 路）" if kv16 else ""
+    return [Text(en=f"On the stated {n} × {c.gpu.display_name}: about {room * n:.1f} GiB is left for the KV cache beside the "
+                    f"weights (vLLM gpu_memory_utilization 0.9), which holds about {seqs} concurrent {w.seq_len}-token "
+                    f"sequences{fp8_en}, not {users}.",
+                 zh=f"按你给出的 {n} 张 {c.gpu.display_name}：权重之外约剩 {room * n:.1f} GiB 给 KV cache（vLLM "
+                    f"gpu_memory_utilization 0.9），约能同时服务 {seqs} 路 {w.seq_len} token 的序列{fp8_zh}，而不是 {users} 路。")]
+
+
+__all__ = ["budget_fit_lead", "stated_card_fit_lead"]
