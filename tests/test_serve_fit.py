@@ -72,3 +72,10 @@ def test_two_models_on_one_card_need_a_colocation_word() -> None:
     assert together.lead[0].zh.startswith("两个模型可放在同一张卡上")
     _, apart = answer_question("Qwen2.5-7B or Qwen2.5-14B, which GPU for serving?", lang="en")
     assert not any("one GPU" in t.en and "Both" in t.en for t in apart.lead)
+
+
+def test_a_draft_model_adds_to_each_gpu_of_the_replica() -> None:
+    from gpu_advisor.ask import answer_question
+
+    _, rec = answer_question("Qwen2.5-7B 用 Qwen2.5-0.5B 做投机解码，单卡 A10 够吗")
+    assert rec.lead[0].zh.startswith("可以（含草稿模型）。投机解码：草稿模型 Qwen2.5 0.5B")

@@ -31,9 +31,37 @@ def _other_total(name: str, lang: str) -> tuple[str, float] | None:
     return est.profile.display, float(est.device_total_gib)
 
 
+def draft_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """Speculative decoding with a named draft model ("Llama 3.1 70B with a Llama 3.2 1B draft"): the engine loads the
+    draft beside the target on the replica's GPUs (vLLM --speculative-config; the draft is split over the same
+    tensor-parallel GPUs), so its device total, spread over them, adds to each GPU's share."""
+    if not parsed.other_models or not load_lexicon().keywords["speculative"].search(parsed.text):
+        return None
+    inst = getattr(rec, "instance", None)
+    other = _other_total(parsed.other_models[0][2], parsed.lang)
+    if inst is None or not inst.gpu_memory_gib or other is None:
+        return None
+    name, gib = other
+    n = max(1, int(inst.total_gpus))
+    card, first = float(inst.gpu_memory_gib), float(inst.planned_mem_gib)
+    per = gib / n
+    fits = first + per <= card * HEADROOM
+    verdict_en = "still fits" if fits else "no longer fits: plan one more GPU or a smaller draft"
+    verdict_zh = "仍放得下" if fits else "放不下：需多一张卡或更小的草稿模型"
+    yes_en, yes_zh = (("Yes, with the draft. ", "可以（含草稿模型）。") if fits else ("No, with the draft. ", "不行（含草稿模型）。")) \
+        if parsed.yes_no else ("", "")
+    return Text(
+        en=f"{yes_en}Speculative decoding: the draft {name} (~{gib:.1f} GiB at its defaults) is loaded by the same engine "
+           f"(vLLM --speculative-config) over the {n} GPU{'s' if n > 1 else ''}, about {per:.1f} GiB more each: "
+           f"{first + per:.1f} GiB of {card:g} GB per {inst.gpu_display}, which {verdict_en}.",
+        zh=f"{yes_zh}投机解码：草稿模型 {name}（按其默认约 {gib:.1f} GiB）由同一引擎加载（vLLM --speculative-config），分到 {n} 张卡上"
+           f"每卡约多 {per:.1f} GiB：每张 {inst.gpu_display} 约 {first + per:.1f} GiB / {card:g} GB，{verdict_zh}。")
+
+
 def colocated_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """The line that sets the further models beside the plan's card, or None when the question names none."""
-    if not parsed.other_models or not load_lexicon().keywords["colocate"].search(parsed.text):
+    if (not parsed.other_models or not load_lexicon().keywords["colocate"].search(parsed.text)
+            or load_lexicon().keywords["speculative"].search(parsed.text)):
         return None
     inst = getattr(rec, "instance", None)
     if inst is None or not inst.gpu_memory_gib:
@@ -64,4 +92,4 @@ def colocated_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
            f"{names_zh}需要约 {need:.1f} GiB；请给它单独一张卡（多一张 GPU 的实例，每张卡一个引擎）。")
 
 
-__all__ = ["colocated_line"]
+__all__ = ["colocated_line", "draft_line"]
