@@ -15,7 +15,7 @@ from gpu_advisor.answer.recommendation import Recommendation
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
 from gpu_advisor.answer.lead import fewer_gpus_lead, unknown_model_lead, precision_lead
-from gpu_advisor.answer.budget_fit import budget_fit_lead, stated_card_fit_lead
+from gpu_advisor.answer.budget_fit import budget_fit_lead, budget_size_lead, stated_card_fit_lead
 from gpu_advisor.plan.scaleout import scale_for_deadline
 from gpu_advisor.memory.core import CUDA_CONTEXT_GIB
 from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
@@ -47,7 +47,10 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
             if t is not None]
     said += fewer_gpus_lead(the_plan)
     said += stated_card_fit_lead(job, the_plan)
-    said += budget_fit_lead(job, report, lambda update: _plan_and_cost(kb, Workload.model_validate({**w.model_dump(), **update})))
+    def replan(update: dict[str, Any]) -> tuple[Job, Plan | None, CostReport | None]:
+        return _plan_and_cost(kb, Workload.model_validate({**w.model_dump(), **update}))
+
+    said += budget_fit_lead(job, report, replan) or budget_size_lead(job, report, replan)
     speed = list(the_plan.speed_notes if the_plan else [])
     lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + speed + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)

@@ -79,3 +79,8 @@ def test_a_draft_model_adds_to_each_gpu_of_the_replica() -> None:
 
     _, rec = answer_question("Qwen2.5-7B 用 Qwen2.5-0.5B 做投机解码，单卡 A10 够吗")
     assert rec.lead[0].zh.startswith("可以（含草稿模型）。投机解码：草稿模型 Qwen2.5 0.5B")
+
+
+def test_a_budget_without_a_model_names_the_largest_size_it_buys() -> None:
+    rec = recommend(Workload(task="inference", budget_per_hour=27.78), lang="en")
+    assert "Largest model within 27.78 CNY/h" in _lead(rec) and "Qwen2.5 32B" in _lead(rec)

@@ -94,8 +94,20 @@ def _zh(*parts: str) -> str:
     return out
 
 
+def _volta(gpu_id: str) -> bool:
+    """vLLM's AWQ kernels need compute capability 7.5 (Turing) or newer (AWQConfig.get_min_capability = 75); its GPTQ
+    kernels run from 6.0: on a Volta card a 4-bit checkpoint is a GPTQ one."""
+    from gpu_advisor.kb.bundle import get_knowledge
+
+    gpu = get_knowledge().catalog.gpus.get(gpu_id)
+    return gpu is not None and gpu.architecture == "Volta"
+
+
 def _said(change: Text, o: Any) -> Text:
     month = o.hourly_total * HOURS_PER_MONTH   # a month of 24x7 operation
+    if _volta(o.gpu_id) and "AWQ / GPTQ" in change.en:
+        change = Text(en=change.en.replace("AWQ / GPTQ", "GPTQ; AWQ kernels need Turing or newer"),
+                      zh=change.zh.replace("AWQ / GPTQ", "GPTQ；AWQ 需 Turing 及更新架构"))
     count_en = f"{o.replicas} × " if o.replicas > 1 else ""
     count_zh = f"{o.replicas} 台 " if o.replicas > 1 else ""
     return Text(en=f"{change.en}, on {count_en}{o.instance_type} ({o.total_gpus} × {o.gpu_display}) at {o.hourly_total:.2f} "
@@ -212,4 +224,51 @@ def stated_card_fit_lead(job: Any, the_plan: Any) -> list[Text]:
                     f"gpu_memory_utilization 0.9），约能同时服务 {seqs} 路 {w.seq_len} token 的序列{fp8_zh}，而不是 {users} 路。")]
 
 
-__all__ = ["budget_fit_lead", "stated_card_fit_lead"]
+def budget_size_lead(job: Any, report: Any, replan: Replan) -> list[Text]:
+    """A serving budget that names no model ("预算每月2万，能部署多大的模型"): the largest size of the knowledge base's
+    budget ladder (knowledge/models/defaults.yaml task_defaults.inference.budget_ladder) whose cheapest priced option
+    meets the hourly budget at the question's load, with 16-bit weights and with 4-bit weights, largest first."""
+    from gpu_advisor.kb.models import knowledge
+
+    w = job.workload
+    budget = w.budget_per_hour
+    if (w.task != Task.inference or job.original.model is not None or not budget or report is None
+            or job.region is None or not job.memory.profile.is_llm):
+        return []
+    specs = knowledge().transformers
+    ladder = [specs[k] for k in reversed(knowledge().task_defaults.get("inference", {}).get("budget_ladder", []))
+              if k in specs]
+    found: dict[str, tuple[Any, Any]] = {}
+    for spec in ladder:
+        for quant in ("int4", "none"):
+            if quant in found:
+                continue
+            try:
+                _, _, other = replan({"model": spec.display, "quantization": quant})
+            except (AdvisorError, ValueError):
+                continue
+            o = _cheapest_within(other, budget)
+            if o is not None:
+                found[quant] = (spec, o)
+            elif quant == "int4":
+                break            # 4-bit weights of this size miss the budget: 16-bit weights miss it too
+        if "none" in found:
+            break
+    if not found:
+        return []
+    load_en = f"{w.batch_size_per_gpu or 1} concurrent, {w.seq_len} tokens"
+    load_zh = f"并发 {w.batch_size_per_gpu or 1}、{w.seq_len} token"
+    parts = []
+    for quant, label in (("int4", Text(en="4-bit weights (AWQ / GPTQ)", zh="INT4 权重，AWQ / GPTQ")),
+                         ("none", Text(en="16-bit weights", zh="16 位权重"))):
+        if quant in found:
+            spec, o = found[quant]
+            said = _said(Text(en=f"{spec.display} with {label.en}", zh=f"{spec.display}（{label.zh}）"), o)
+            parts.append(said)
+    return [Text(en=f"Largest model within {budget:.2f} CNY/h ({load_en}, the Qwen2.5 sizes): "
+                    + "; ".join(t.en for t in parts) + ".",
+                 zh=_zh(f"每小时 {budget:.2f} CNY 预算内能部署的最大模型（{load_zh}，按 Qwen2.5 各尺寸）是",
+                        *[p for i, t in enumerate(parts) for p in ((("，或",) if i else ()) + (t.zh,))]) + "。")]
+
+
+__all__ = ["budget_fit_lead", "budget_size_lead", "stated_card_fit_lead"]
