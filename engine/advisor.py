@@ -20,7 +20,7 @@ from gpu_advisor.plan.scaleout import scale_for_deadline
 from gpu_advisor.memory.core import CUDA_CONTEXT_GIB
 from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
 from gpu_advisor.plan.replicas import split_concurrency
-from gpu_advisor.plan.serving import size_replicas
+from gpu_advisor.plan.serving import size_replicas, speed_note
 from gpu_advisor.costing.elsewhere import price_elsewhere_note
 from gpu_advisor.plan.stated import (fp16_note, keeps_strategy, priced_wider_note, quantization_note,
                                      relax_stated_count, relax_stated_strategy,
@@ -107,6 +107,9 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
         the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
         the_plan.options.insert(0, best)
         the_plan.chosen = best
+        if the_plan.speed_notes and job.workload.task == Task.inference and job.memory.profile.is_llm:
+            the_plan.speed_notes.clear()   # the speed line was about the planner's first option: say the chosen one's
+            speed_note(the_plan, job)
         return job, the_plan, report
     return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned,
                                                quantized=quantized, fp16=fp16, offloaded=offloaded)

@@ -69,7 +69,7 @@ def test_two_models_on_one_card_need_a_colocation_word() -> None:
     from gpu_advisor.ask import answer_question
 
     _, together = answer_question("一台机器上同时跑 Qwen2.5-7B 和 bge-m3 可以吗")
-    assert together.lead[0].zh.startswith("两个模型可放在同一张卡上")
+    assert together.lead[0].zh.startswith("可以。两个模型可放在同一张卡上")
     _, apart = answer_question("Qwen2.5-7B or Qwen2.5-14B, which GPU for serving?", lang="en")
     assert not any("one GPU" in t.en and "Both" in t.en for t in apart.lead)
 

@@ -35,7 +35,8 @@ def draft_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """Speculative decoding with a named draft model ("Llama 3.1 70B with a Llama 3.2 1B draft"): the engine loads the
     draft beside the target on the replica's GPUs (vLLM --speculative-config; the draft is split over the same
     tensor-parallel GPUs), so its device total, spread over them, adds to each GPU's share."""
-    if not parsed.other_models or not load_lexicon().keywords["speculative"].search(parsed.text):
+    if (not parsed.other_models or not load_lexicon().keywords["speculative"].search(parsed.text)
+            or parsed.workload_fields.get("task") != "inference"):
         return None
     inst = getattr(rec, "instance", None)
     other = _other_total(parsed.other_models[0][2], parsed.lang)
@@ -61,7 +62,8 @@ def draft_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
 def colocated_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """The line that sets the further models beside the plan's card, or None when the question names none."""
     if (not parsed.other_models or not load_lexicon().keywords["colocate"].search(parsed.text)
-            or load_lexicon().keywords["speculative"].search(parsed.text)):
+            or load_lexicon().keywords["speculative"].search(parsed.text)
+            or parsed.workload_fields.get("task") != "inference"):
         return None
     inst = getattr(rec, "instance", None)
     if inst is None or not inst.gpu_memory_gib:
@@ -76,19 +78,20 @@ def colocated_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     names = ", ".join(f"{d} (~{g:.1f} GiB)" for d, g in others)
     names_zh = "、".join(f"{d}（约 {g:.1f} GiB）" for d, g in others)
     share = max(0.05, min(0.9, round(first / card_gib + 0.02, 2)))
+    yes = parsed.yes_no
     if need <= room:
         return Text(
-            en=f"Both on one GPU: {inst.gpu_display} holds {first:.1f} GiB for the sized model plus {names}, "
+            en=f"{'Yes. ' if yes else ''}Both on one GPU: {inst.gpu_display} holds {first:.1f} GiB for the sized model plus {names}, "
                f"{first + need:.1f} GiB of {card_gib:.1f} GiB; start the first engine with --gpu-memory-utilization "
                f"{share:g} (vLLM reserves 0.9 of the card by default) so the second one fits.",
-            zh=f"两个模型可放在同一张卡上：{inst.gpu_display} 上所估模型约 {first:.1f} GiB，另加 {names_zh}，合计约 "
+            zh=f"{'可以。' if yes else ''}两个模型可放在同一张卡上：{inst.gpu_display} 上所估模型约 {first:.1f} GiB，另加 {names_zh}，合计约 "
                f"{first + need:.1f} GiB / {card_gib:.1f} GiB；第一个引擎需以 --gpu-memory-utilization {share:g} 启动"
                "（vLLM 默认占用整卡的 0.9），第二个模型才放得下。")
     return Text(
-        en=f"Not on the same GPU: {inst.gpu_display} has about {max(0.0, room):.1f} GiB left beside the sized model "
+        en=f"{'No. ' if yes else ''}Not on the same GPU: {inst.gpu_display} has about {max(0.0, room):.1f} GiB left beside the sized model "
            f"({first:.1f} GiB), and {names} needs {need:.1f} GiB; give it a GPU of its own (an instance with one GPU "
            "more, one engine per GPU).",
-        zh=f"同一张卡放不下：{inst.gpu_display} 在所估模型（约 {first:.1f} GiB）之外约剩 {max(0.0, room):.1f} GiB，而 "
+        zh=f"{'不行。' if yes else ''}同一张卡放不下：{inst.gpu_display} 在所估模型（约 {first:.1f} GiB）之外约剩 {max(0.0, room):.1f} GiB，而 "
            f"{names_zh}需要约 {need:.1f} GiB；请给它单独一张卡（多一张 GPU 的实例，每张卡一个引擎）。")
 
 

@@ -360,6 +360,9 @@ def _serving_load(s: Scanner) -> str | None:
             return u.matched
         if u.field == "quantization" and u.value != "nf4":   # "不量化", "int8": a choice of weights to serve
             return u.matched
+    others = s.fields.get("_other_models")   # two models put on one card / machine ("A 和 B 放在同一张 L20 上"): served
+    if others and (m := load_lexicon().keywords["colocate"].search(s.text)):   # also over a claimed GPU count
+        return m.group(0)
     population = s.fields.get("_population")   # a head count matters only to a service: people use a served model
     if population:
         return population[1]

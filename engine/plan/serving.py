@@ -212,6 +212,16 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
         if the_plan.preferred:
             the_plan.options.sort(key=lambda c: c.gpu.id not in the_plan.preferred)
         the_plan.chosen = the_plan.options[0]
+    return speed_note(the_plan, job)
+
+
+def speed_note(the_plan: Plan, job: Job) -> Plan:
+    """The speed line of the plan's chosen option (again when the cost report chose another option: the line must
+    be about the option the answer recommends, with its replicas)."""
+    if not job.workload.output_tokens:
+        _decode_only(the_plan, job)
+        return the_plan
+    rate = job.workload.requests_per_second
     c = the_plan.chosen
     found = _speed(c, job)
     if found is None:
