@@ -84,3 +84,10 @@ def test_a_draft_model_adds_to_each_gpu_of_the_replica() -> None:
 def test_a_budget_without_a_model_names_the_largest_size_it_buys() -> None:
     rec = recommend(Workload(task="inference", budget_per_hour=27.78), lang="en")
     assert "Largest model within 27.78 CNY/h" in _lead(rec) and "Qwen2.5 32B" in _lead(rec)
+
+
+def test_how_many_concurrent_leads_with_the_kv_room() -> None:
+    from gpu_advisor.ask import answer_question
+
+    _, rec = answer_question("一张 L20 跑 Qwen2.5-14B，8k 上下文最大并发多少")
+    assert rec.lead[0].zh.startswith("约 9 路 8192 token 的并发")

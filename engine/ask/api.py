@@ -57,7 +57,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     if not hasattr(rec, "lead"):
         return rec
     from gpu_advisor.ask.asked import asked_line
-    from gpu_advisor.ask.colocate import colocated_line, draft_line
+    from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line
 
     def plan_on(f: dict[str, Any]) -> Any:
@@ -65,7 +65,8 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     together = colocated_line(parsed, rec) or draft_line(parsed, rec)   # both models, not the first one alone
-    lines = [t for t in (asked_line(parsed, rec), together or verdict(parsed, rec), compare_line(parsed, fields, rec, plan_on),
+    lines = [t for t in (asked_line(parsed, rec), concurrency_line(parsed, rec), together or verdict(parsed, rec),
+                         compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on)) if t]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood

@@ -95,4 +95,35 @@ def colocated_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
            f"{names_zh}需要约 {need:.1f} GiB；请给它单独一张卡（多一张 GPU 的实例，每张卡一个引擎）。")
 
 
-__all__ = ["colocated_line", "draft_line"]
+def concurrency_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """A question that asks how many concurrent sequences a deployment serves ("能开多少并发"): the KV room of the
+    recommended GPUs, vLLM's gpu_memory_utilization (0.9) of each card less the weights, activations and CUDA context
+    (the plan's estimate per GPU), over the KV bytes of one sequence of the stated context, first."""
+    from gpu_advisor.memory.core import CUDA_CONTEXT_GIB, GIB
+    from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
+
+    if not load_lexicon().keywords["concurrency_question"].search(parsed.text):
+        return None
+    inst, mem = getattr(rec, "instance", None), getattr(rec, "planned_memory", None)
+    if inst is None or mem is None or not inst.gpu_memory_gib or not mem.profile.kv_cache_bytes_per_token:
+        return None
+    seq = int(getattr(mem.profile.job, "seq_len", 0) or parsed.workload_fields.get("seq_len") or 0)
+    if seq <= 0:
+        return None
+    b = mem.breakdown
+    room = (DEFAULT_UTILIZATION * float(inst.gpu_memory_gib) - b.get("weights", 0.0) - b.get("activations", 0.0)
+            - b.get("cuda_context", CUDA_CONTEXT_GIB)) * int(inst.total_gpus)
+    seqs = int(room * GIB // (mem.profile.kv_cache_bytes_per_token * seq)) if room > 0 else 0
+    if seqs < 1:
+        return None
+    gpus_en = f"{inst.total_gpus} × {inst.gpu_display}"
+    gpus_zh = f"{inst.total_gpus} 张 {inst.gpu_display}"
+    return Text(
+        en=f"About {seqs} concurrent {seq}-token sequences on {gpus_en}: with vLLM's gpu_memory_utilization 0.9 about "
+           f"{room:.1f} GiB is left for the KV cache beside the weights ({2 * seqs} with an FP8 KV cache; shorter "
+           "requests fit more). Throughput, not memory, then sets the speed each user sees.",
+        zh=f"约 {seqs} 路 {seq} token 的并发：{gpus_zh} 按 vLLM 默认 gpu_memory_utilization 0.9，权重之外约剩 {room:.1f} GiB "
+           f"给 KV cache（FP8 KV cache 约 {2 * seqs} 路；请求更短则更多）；再往上受吞吐限制，每个用户的速度会下降。")
+
+
+__all__ = ["colocated_line", "concurrency_line", "draft_line"]
