@@ -35,7 +35,7 @@ def _price(option: Any, lang: str) -> str:
 
 def _type_cell(option: Any) -> str:
     """The instance type, × the instances when there are several (the row's GPUs, vCPU and RAM are per instance)."""
-    nodes = value_of(option, "nodes") or 1
+    nodes = (value_of(option, "nodes") or 1) * (value_of(option, "replicas") or 1)   # serving replicas are instances too
     return f"{option.instance_type} × {nodes}" if nodes > 1 else option.instance_type
 
 

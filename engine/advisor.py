@@ -15,11 +15,12 @@ from gpu_advisor.answer.recommendation import Recommendation
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
 from gpu_advisor.answer.lead import fewer_gpus_lead, unknown_model_lead, precision_lead
+from gpu_advisor.answer.budget_fit import budget_fit_lead, budget_size_lead, stated_card_fit_lead
 from gpu_advisor.plan.scaleout import scale_for_deadline
 from gpu_advisor.memory.core import CUDA_CONTEXT_GIB
 from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
 from gpu_advisor.plan.replicas import split_concurrency
-from gpu_advisor.plan.serving import size_replicas
+from gpu_advisor.plan.serving import size_replicas, speed_note
 from gpu_advisor.costing.elsewhere import price_elsewhere_note
 from gpu_advisor.plan.stated import (fp16_note, keeps_strategy, priced_wider_note, quantization_note,
                                      relax_stated_count, relax_stated_strategy,
@@ -45,6 +46,11 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
                         unpriced_lead_note(the_plan, job), price_elsewhere_note(the_plan, job, kb.catalog))
             if t is not None]
     said += fewer_gpus_lead(the_plan)
+    said += stated_card_fit_lead(job, the_plan)
+    def replan(update: dict[str, Any]) -> tuple[Job, Plan | None, CostReport | None]:
+        return _plan_and_cost(kb, Workload.model_validate({**w.model_dump(), **update}))
+
+    said += budget_fit_lead(job, report, replan) or budget_size_lead(job, report, replan)
     speed = list(the_plan.speed_notes if the_plan else [])
     lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + speed + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
@@ -101,6 +107,9 @@ def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostRe
         the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
         the_plan.options.insert(0, best)
         the_plan.chosen = best
+        if the_plan.speed_notes and job.workload.task == Task.inference and job.memory.profile.is_llm:
+            the_plan.speed_notes.clear()   # the speed line was about the planner's first option: say the chosen one's
+            speed_note(the_plan, job)
         return job, the_plan, report
     return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned,
                                                quantized=quantized, fp16=fp16, offloaded=offloaded)

@@ -130,7 +130,7 @@ def _option(c: Candidate, reason: Text, base: Any) -> Option:
     return Option(
         instance_type=t.type, family=t.family, gpu_id=c.gpu.id, gpu_display=c.gpu.display_name,
         gpu_memory_gib=float(t.gpu_memory_gb or c.gpu.memory_gb or 0.0), gpus_per_node=c.gpus_per_node,
-        nodes=c.nodes, total_gpus=c.total_gpus, vcpu=t.vcpu, memory_gib=t.memory_gib, rdma=t.rdma,
+        nodes=c.nodes, total_gpus=c.total_gpus, replicas=c.replicas, vcpu=t.vcpu, memory_gib=t.memory_gib, rdma=t.rdma,
         fit_step=c.variant.step, mitigations=_mitigations(c, base),
         planned_mem_gib=round(c.estimate.device_total_gib, 2), headroom_pct=c.headroom_pct,
         price_per_hour=c.price_per_hour, currency=c.price.currency if c.price else None,

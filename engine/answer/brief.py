@@ -347,14 +347,17 @@ def brief_text(rec: Any, lang: str | None = None, data: dict[str, Any] | None = 
     lines += [f"**{md_escape(line)}**" for line in b.get("lead", [])]  # what must be said first (verdict, tight card)
     inst = b["instance"]
     if inst is not None:
-        nodes = f" × {inst['nodes']} nodes" if inst["nodes"] > 1 and lang != "zh" else \
-            (f" × {inst['nodes']} 台" if inst["nodes"] > 1 else "")
+        replicas = rec.instance.replicas if rec.instance is not None else 1   # serving copies the request rate needs
+        count = inst["nodes"] * replicas
+        nodes = f" × {count} nodes" if count > 1 and lang != "zh" else (f" × {count} 台" if count > 1 else "")
+        if replicas > 1:
+            nodes += f" ({replicas} replicas)" if lang != "zh" else f"（{replicas} 个副本）"
         lines.append(f"**{_t('recommended', lang)}{colon}`{b['instance_type']}`**{nodes} — "
                      f"{inst['gpus_per_node']} × {md_escape(inst['gpu'])}, {inst['vcpu']} vCPU, {inst['ram_gib']:g} GiB RAM; "
                      + _t("per_gpu_needs", lang, need=f"{inst['needed_per_gpu_gib']:.1f}", card=f"{inst['gpu_memory_gb']:g}",
                           head=f"{inst['headroom_pct']:g}"))
         if inst["price_per_hour"] is not None:
-            price = f"{inst['price_per_hour']:.2f} {inst['currency']}/h × {inst['nodes']} ({inst['price_region']}, {inst['price_as_of']})"
+            price = f"{inst['price_per_hour']:.2f} {inst['currency']}/h × {count} ({inst['price_region']}, {inst['price_as_of']})"
         else:
             price = _t("no_price", lang)
         total = b["total_cost"]

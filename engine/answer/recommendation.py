@@ -27,6 +27,7 @@ class Option(_Model):
     gpus_per_node: int
     nodes: int
     total_gpus: int
+    replicas: int = Field(1, description="serving: identical copies of this configuration the request rate needs")
     vcpu: int
     memory_gib: float
     rdma: str

@@ -61,14 +61,16 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     from gpu_advisor.ask.capacity import capacity_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
     from gpu_advisor.ask.scaleout import scale_out_line
+    from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line
 
     def plan_on(f: dict[str, Any]) -> Any:
         return _recommend(validate_fields(f), lang)
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
+    together = colocated_line(parsed, rec) or draft_line(parsed, rec)   # both models, not the first one alone
     lines = [t for t in (capacity_line(parsed, fields, rec, plan_on), memory_line(parsed, fields, rec, plan_on),
                          savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), count_line(parsed, rec),
-                         verdict(parsed, rec),
+                         concurrency_line(parsed, rec), together or verdict(parsed, rec),
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale_out_line(parsed, fields, rec, plan_on)) if t]

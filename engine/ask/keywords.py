@@ -86,6 +86,8 @@ def extract_names(s: Scanner) -> str | None:
         if field in s.fields:
             s.note_unused(span.text, f"a second {field} name; only the first one named is sized",
                           f"第二个{'骨干网络' if field == 'backbone' else '模型'}名称；只按第一个估算")
+            if field == "model":
+                s.fields.setdefault("_other_models", []).append((span.pool, span.key, span.text))
             continue
         s.set(field, span.text, span.text)
         s.resolved[field] = (span.pool, span.key)
@@ -219,9 +221,13 @@ def extract_enums(s: Scanner, lex: Lexicon) -> None:
                     continue
                 chosen = m
                 break
+            if chosen is not None and any(f in s.fields for f in entry.extra.get("unless", ())):
+                continue     # an implied value (Ollama's default 4-bit tags) yields to a stated one
             if chosen is not None:
                 s.set(field, entry.value, chosen, claim=False)
                 _switched_choice(s, entries, chosen)
+                if "note_en" in entry.extra:   # a value the words imply, not state: said as such
+                    s.hint(f"implied_{field}", chosen, entry.extra["note_en"], entry.extra["note_zh"], claim=False)
                 break
         if field == "finetune_method" and field not in s.fields and any(
                 e.value in ("lora", "qlora") for e, _ in negated_entries):
@@ -392,6 +398,9 @@ def _serving_load(s: Scanner) -> str | None:
             return u.matched
         if u.field == "quantization" and u.value != "nf4":   # "不量化", "int8": a choice of weights to serve
             return u.matched
+    others = s.fields.get("_other_models")   # two models put on one card / machine ("A 和 B 放在同一张 L20 上"): served
+    if others and (m := load_lexicon().keywords["colocate"].search(s.text)):   # also over a claimed GPU count
+        return m.group(0)
     population = s.fields.get("_population")   # a head count matters only to a service: people use a served model
     if population:
         return population[1]

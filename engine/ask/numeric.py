@@ -342,6 +342,27 @@ def prompt_output(s: Scanner, m: re.Match[str]) -> None:
     s.set("output_tokens", b, m, claim=False)
 
 
+def output_only(s: Scanner, m: re.Match[str]) -> None:
+    """Serving: an output length stated without the prompt ("每个回答 1000 token"): the output; the sequence (prompt +
+    output) stays the stated or default context, which must be longer than the output."""
+    if s.fields.get("output_tokens") is not None:
+        return
+    for g in ("", "2", "3"):
+        if m.group("b" + g):
+            b = int(m.group("b" + g)) * (1024 if m.group("kb" + g) else 1)
+            break
+    else:
+        return
+    if _TRAINING_WORDS.search(s.text):
+        return   # "fine-tune on 500-token answers": sample lengths of a training set, not a serving output
+    seq = s.fields.get("seq_len")
+    if seq is not None and b >= seq:
+        s.note_unused(m.group(0).strip(), f"an output of {b} tokens is not shorter than the context of {seq} tokens "
+                      "(the context holds prompt + output)", f"输出 {b} token 不短于上下文 {seq} token（上下文包含输入和输出）")
+        return
+    s.set("output_tokens", b, m)
+
+
 _TRAINING_WORDS = re.compile(r"train|fine[\s-]*tun|\bsft\b|lora|微调|训练|精调", re.IGNORECASE)
 
 
@@ -633,8 +654,13 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"\bby tomorrow\b|\bovernight\b|明天(?:之前|前|早上前)?(?:要|得|必须)?(?:完成|训完|跑完|出结果)|明早(?:之前|前)", _by_tomorrow),
     # token counts ("1亿 tokens", "100B tokens") are not sequence lengths
     # serving prompt + output: "平均输入 3000 token，输出 500 token", "input 2k tokens and output 512 tokens"
-    (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?", prompt_output),
+    # ("输入 1000 输出 300": the words 输入 / 输出 name token lengths without the word token, unless a unit follows)
+    (lambda: r"(?:平均)?(?:输入|input|prompts?)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:tokens?)?\s*(?:,|，|、|and|\+|加)?\s*(?:平均)?(?:输出|output|completions?|生成)\s*(?:长度)?\s*(?:约|大概|is|of)?\s*(?P<b>\d{1,7})(?![\d.])\s*(?P<kb>k)?(?:\s*(?:个)?\s*tokens?|(?!\s*(?:x|\*|×|张|幅|px|像素|类|帧|fps|images?|classes|元|小时|hours?|秒|s\b|ms|gb?\b)))", prompt_output),
     (lambda: r"(?<![\w.])(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:个)?\s*(?:input|prompt|输入)\s*(?:tokens?)?\s*(?:,|、|and|\+|/|加)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*(?:output|completion|输出|生成)\s*(?:tokens?)?", prompt_output),
+    # an output length alone: "每个回答 1000 token", "回复约 500 个 token", "answers of 800 tokens", "300 output tokens"
+    (lambda: r"(?:每个|每次|每条|平均)?\s*(?:回答|回复|答案|输出|生成)\s*(?:长度)?\s*(?:约|大概|大约|平均|为|是|在)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?"
+             r"|\b(?:outputs?|responses?|answers?|replies|completions?|generations?)\s*(?:of|length|len|are|is|about|around|~|=|:)?\s*(?:about|around|~)?\s*(?P<b2>\d{1,7})\s*(?P<kb2>k)?\s*-?\s*tokens?"
+             r"|(?<![\w.])(?P<b3>\d{1,7})\s*(?P<kb3>k)?\s*-?\s*(?:(?:output|generated|completion)\s*tokens?|tokens?\s+(?:of\s+)?(?:output|outputs|responses?|answers?|replies|completions?))\b", output_only),
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
     (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度|\bctx(?:[\s_-]*(?:len|size))?|(?<![视频音])长度(?=\s*(?:为|是|=|:)?\s*\d{3}))\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context|ctx\b)", seq_len),

@@ -3,8 +3,11 @@ compute (Pope et al. 2022, Efficiently Scaling Transformer Inference, arXiv:2211
 
 decode step = max(bytes read per step / (HBM bandwidth x efficiency), 2 x active params x N / (peak x utilisation))
               / GPUs + tensor-parallel all-reduces
-    bytes read per step, per GPU = weights on the GPU (MoE: the share of experts N tokens touch, 1 - (1 - a)^N with a
-              = active / total parameters) + KV cache of the N active sequences (mean context prompt + output / 2) / tp
+    bytes read per step, per GPU = weights on the GPU (MoE: the weights every token uses - attention, embeddings, dense
+              and shared-expert MLPs - plus the share of routed experts N tokens touch, 1 - (1 - k/E)^N for top-k of E
+              experts under uniform routing, an upper bound: real routing is skewed and touches fewer; without the
+              expert counts, 1 - (1 - a)^N over all weights with a = active / total parameters) + KV cache of the N
+              active sequences (mean context prompt + output / 2) / tp
     all-reduces: 2 per layer (after attention and after the MLP, Megatron tensor parallelism, Shoeybi et al. 2019,
               arXiv:1909.08053 sec. 3), each a fixed latency + N x hidden x 2 bytes x 2(t-1)/t over the link (comm.py)
 prefill of one prompt = 2 x active params x prompt tokens / (t x peak x utilisation) (+ its all-reduces); attention
@@ -65,6 +68,8 @@ class Replica:
     hidden: int
     link_gb_s: tuple[float, float] | None = None   # per-direction link rate x efficiency (slow, fast); None: one GPU
     chunk: int = 2048               # prefill tokens per scheduler step
+    routed_share: float = 0.0       # MoE: routed-expert weights / all weights (0: a dense model, or counts unknown)
+    routed_pick: float = 0.0        # MoE: experts a token is routed to / routed experts per layer (k / E)
 
 
 @dataclass(frozen=True)
@@ -91,11 +96,18 @@ def _allreduce(r: Replica, tokens: int, end: int) -> float:
     return 2 * r.layers * (ALLREDUCE_LATENCY_S[end] + moved / rate)
 
 
+def _weights_touched(r: Replica, batch: int) -> float:
+    """Share of the replica's weights one decode step over `batch` tokens reads (see the module docstring)."""
+    if 0.0 < r.routed_share <= 1.0 and 0.0 < r.routed_pick <= 1.0:
+        return (1.0 - r.routed_share) + r.routed_share * (1.0 - (1.0 - r.routed_pick) ** batch)
+    return 1.0 - (1.0 - min(1.0, r.active_share)) ** batch
+
+
 def decode_step(r: Replica, batch: int, context: float, end: int) -> float:
     """Seconds of one decode step of `batch` sequences at a mean context of `context` tokens; end 0 fast, 1 slow."""
     eff = DECODE_HBM.high if end == 0 else DECODE_HBM.low
     util = PREFILL_UTIL.high if end == 0 else PREFILL_UTIL.low
-    touched = 1.0 - (1.0 - min(1.0, r.active_share)) ** batch
+    touched = _weights_touched(r, batch)
     read = r.weights_bytes * touched + batch * context * r.kv_bytes_token / r.tp
     memory = read / (r.bw_gb_s * 1e9 * eff)
     compute = 2 * r.active_params * batch / r.tp / (r.peak_tflops * 1e12 * util)
@@ -166,10 +178,12 @@ def replica_of(candidate: Any, job: Any) -> Replica | None:
         link = (rate * eff.low, rate * (eff.high if eff.high != float("inf") else 1.0))
     active = (prof.active_params_billion or prof.params_billion) * 1e9
     chunk = 8192 if (gpu.memory_gb or 0) >= 70 and gpu.architecture != "Ampere" else 2048
+    routed = t.routed_expert_params_billion / t.params_billion if t.experts and t.experts_per_tok else 0.0
     return Replica(bw_gb_s=float(gpu.memory_bandwidth_gb_s), peak_tflops=float(peak), tp=tp,
                    weights_bytes=est.breakdown.get("weights", 0.0) * GIB, active_share=active / (prof.params_billion * 1e9),
                    kv_bytes_token=float(prof.kv_cache_bytes_per_token), active_params=active, layers=t.layers,
-                   hidden=t.hidden, link_gb_s=link, chunk=chunk)
+                   hidden=t.hidden, link_gb_s=link, chunk=chunk, routed_share=min(1.0, routed),
+                   routed_pick=t.experts_per_tok / t.experts if t.experts else 0.0)
 
 
 __all__ = ["DECODE_HBM", "PREFILL_UTIL", "Replica", "Speed", "closed_loop", "decode_step", "prefill_time",

@@ -66,7 +66,8 @@ class CostOption(_Model):
     gpus_per_node: int
     total_gpus: int
     price_per_hour: float | None = Field(None, description="pay-as-you-go, one instance, compute only")
-    hourly_total: float | None = Field(None, description="price_per_hour x nodes")
+    hourly_total: float | None = Field(None, description="price_per_hour x nodes x replicas")
+    replicas: int = Field(1, description="serving: identical copies the request rate needs")
     currency: str | None = None
     region: str
     price_source: str | None = None

@@ -79,7 +79,7 @@ def cost_option(c: Candidate, job: Job, catalog: Any) -> CostOption:
     return CostOption(
         instance_type=c.instance.type, family=c.instance.family, gpu_id=c.gpu.id, gpu_display=c.gpu.display_name,
         nodes=c.nodes, gpus_per_node=c.gpus_per_node, total_gpus=c.total_gpus, price_per_hour=c.price_per_hour,
-        hourly_total=c.hourly, currency=p.currency if p else None, region=job.region,
+        hourly_total=c.hourly, replicas=c.replicas, currency=p.currency if p else None, region=job.region,
         price_source=p.source if p else None, price_as_of=p.as_of if p else None, price_origin=p.origin if p else None,
         time=time, purchases=purchases,
         violations=_violations(c, time, None if payg.total is None else payg.total.mid, job))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpu_advisor.util.i18n import Note, Text, note
 from gpu_advisor.memory.cv import cv_parts
 from gpu_advisor.memory.settings import Resolved, resolve
@@ -65,7 +67,11 @@ def _finish(parts: dict[str, float], r: Resolved, formula: Text, sources: list[s
     breakdown["allocator_slack"] = round(ALLOCATOR_SLACK * allocated, 3)
     breakdown = {k: v for k, v in breakdown.items() if v > 0}
     total = round(allocated + breakdown.get("cuda_context", 0.0) + breakdown.get("allocator_slack", 0.0), 3)
-    upper = round(allocated * planning_margin(info.family) + UPPER_FIXED_GIB, 3) if gpu else 0.0
+    # serving: the KV cache is the engine's own arithmetic (vLLM allocates blocks of exactly 2 x layers x kv heads x
+    # head dim x dtype bytes per token, vllm/v1/kv_cache_interface.py), so the family's margin (the spread of measured
+    # training peaks) is not applied to it; weights, activations and transients keep it
+    exact = 0.0 if r.training else breakdown.get("kv_cache", 0.0)
+    upper = round((allocated - exact) * planning_margin(info.family) + exact + UPPER_FIXED_GIB, 3) if gpu else 0.0
     return MemoryEstimate(allocated_peak_gib=allocated, device_total_gib=total, breakdown=breakdown,
                           allocated_upper_gib=upper,
                           assumptions=r.assumptions, warnings=r.warnings + extra, formula=formula,
@@ -96,6 +102,18 @@ def _estimate_cv(r: Resolved) -> MemoryEstimate:
                    info, flops, notes)
 
 
+def _matmul_params(t: Any, active: float, training: bool) -> float:
+    """Parameters a served token multiplies by: the input embedding table is a lookup (a gather, no FLOPs; Kaplan et
+    al. 2020, arXiv:2001.08361 sec. 2.1 count forward compute as 2N with N excluding embeddings). It is left out when
+    nothing else uses it: an encoder's (an embedder or reranker has no vocabulary head) and an untied decoder's (its
+    LM head is a matrix of its own, counted). A tied decoder's table is also its LM head, so it stays. Training jobs
+    keep the 2N of all parameters (lora_factor compares the two)."""
+    if training:
+        return active
+    gather_only = t.family == "encoder_nlp" or t.role is not None or not t.tied
+    return max(active * 0.05, active - t.vocab * t.hidden) if gather_only else active
+
+
 def _estimate_text(r: Resolved) -> MemoryEstimate:
     from gpu_advisor.memory.formula import text_formula
     t = r.transformer
@@ -113,7 +131,7 @@ def _estimate_text(r: Resolved) -> MemoryEstimate:
     # MoE: each token runs its routed experts only, so compute follows the active parameters (weights count all)
     # a contrastive embedder sample (a query with its passages) is sequences_per_sample sequences
     per_sample = seq * int(r.settings.get("sequences_per_sample") or 1) if r.training else seq
-    flops = (6.0 * active * per_sample, 2.0 * active * seq)
+    flops = (6.0 * active * per_sample, 2.0 * _matmul_params(t, active, r.training) * seq)
     recipe = [t.role_source] if r.training and t.role_source else []
     return _finish(parts, r, text_formula(r, p, parts), SOURCES_COMMON + SOURCES_TEXT + [t.source, *recipe], info, flops,
                    notes)

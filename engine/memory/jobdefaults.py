@@ -182,6 +182,11 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
                 f"{spec.quantized_params_billion:g} B parameters at {published}, 16-bit kept for: {kept}",
                 f"发布的权重格式（config.json 的 quantization_config）：{spec.quantized_params_billion:g} B 参数为 "
                 f"{published}，保持 16 位：{kept}")
+        elif quant is None and s["precision"] == "fp8":
+            # "fp8 部署": the weights are served at FP8 (1 byte a parameter, SERVE_BYTES), not "unquantized"
+            s["quantization"] = _pick(r, "quantization", quant, "none", "no separate weight quantization: the "
+                                      "weights are served at the stated FP8 precision (1 byte per parameter)",
+                                      "无额外权重量化：权重按所述 FP8 精度部署（每参数 1 字节）")
         else:
             s["quantization"] = _pick(r, "quantization", quant, "none", "unquantized weights", "权重不量化")
         kv = _enum(w.kv_cache_dtype) if w.kv_cache_dtype is not None else None

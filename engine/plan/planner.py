@@ -173,9 +173,13 @@ def _prices(catalog: Catalog, region: str) -> dict[str, Price]:
 
 
 def _stated_gpus(w: Workload, max_per_node: int) -> int | None:
-    """The GPU count the user fixed: num_gpus, or num_nodes machines of this GPU's largest type."""
+    """The GPU count the user fixed: num_gpus, or num_nodes machines of this GPU's largest type. Serving on "one
+    machine" ("一台机器上部署 X") fixes no count: it caps the plan at one instance (_layout keeps the stated one), and
+    the fewest GPUs that hold the model are chosen, not every GPU of the largest type."""
     if w.num_gpus is not None:
         return w.num_gpus
+    if w.num_nodes == 1 and w.task == Task.inference:
+        return None
     return w.num_nodes * max_per_node if w.num_nodes else None
 
 

@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 TP_SIZES = (1, 2, 4, 8)
 MAX_REPLICAS = 64
+# a layout of several instances must save at least this share of the hourly price over one instance of the same GPUs
+# to lead: at a tie (2 x gn7e-c16g1.8xlarge 138.96 vs one gn7e-c16g1.16xlarge 138.97 CNY/h) one instance with its
+# NVLink and no load balancer serves the same sequences
+REPLICA_SAVING = 0.01
 
 
 def _per_replica(job: Job, t: int, share: int, memo: dict) -> Variant:
@@ -105,7 +109,7 @@ def split_concurrency(catalog: Catalog, the_plan: Plan, job: Job, memo: dict, ho
             estimate = _estimate(memo, variant.workload)
             for c in _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts):
                 c.replicas = r
-                if c.hourly is not None and c.hourly < bar:
+                if c.hourly is not None and c.hourly < bar * (1 - REPLICA_SAVING):
                     added.append(c)
             break                        # the smallest tensor-parallel group that holds the weights
     if not added:

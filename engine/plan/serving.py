@@ -143,6 +143,12 @@ def _speed(c: Candidate, job: Job) -> tuple[Speed, int, bool] | None:
     return closed_loop(replica, low, seq - out, out), low, False
 
 
+def _rps(pair: tuple[float, float]) -> tuple[str, str]:
+    """Requests/s of a replica, with the digits that tell the ends apart (0.06-0.12, not 0.1-0.1)."""
+    digits = 1 if pair[0] >= 1 else 2 if pair[0] >= 0.1 else 3
+    return f"{pair[0]:.{digits}f}", f"{pair[1]:.{digits}f}"
+
+
 def _ms(pair: tuple[float, float]) -> str:
     return f"{pair[0] * 1e3:.0f}-{pair[1] * 1e3:.0f} ms"
 
@@ -206,6 +212,16 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
         if the_plan.preferred:
             the_plan.options.sort(key=lambda c: c.gpu.id not in the_plan.preferred)
         the_plan.chosen = the_plan.options[0]
+    return speed_note(the_plan, job)
+
+
+def speed_note(the_plan: Plan, job: Job) -> Plan:
+    """The speed line of the plan's chosen option (again when the cost report chose another option: the line must
+    be about the option the answer recommends, with its replicas)."""
+    if not job.workload.output_tokens:
+        _decode_only(the_plan, job)
+        return the_plan
+    rate = job.workload.requests_per_second
     c = the_plan.chosen
     found = _speed(c, job)
     if found is None:
@@ -227,7 +243,7 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
         rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
     the_plan.speed_notes.append(Text(
         en=f"{sp.user_tok_s[0]:.0f}-{sp.user_tok_s[1]:.0f} output tokens/s per user {load_en}, TTFT {_s(sp.ttft)}, "
-           f"{sp.rps[0]:.1f}-{sp.rps[1]:.1f} requests/s a replica{rate_en} ({SPEED_SOURCE}).",
+           f"{_rps(sp.rps)[0]}-{_rps(sp.rps)[1]} requests/s a replica{rate_en} ({SPEED_SOURCE}).",
         zh=f"{load_zh}每个用户 {sp.user_tok_s[0]:.0f}–{sp.user_tok_s[1]:.0f} 个输出 token/秒，首 token 延迟 {_s(sp.ttft)}，"
-           f"每副本每秒 {sp.rps[0]:.1f}–{sp.rps[1]:.1f} 个请求{rate_zh}（{SPEED_SOURCE}）。"))
+           f"每副本每秒 {_rps(sp.rps)[0]}–{_rps(sp.rps)[1]} 个请求{rate_zh}（{SPEED_SOURCE}）。"))
     return the_plan
