@@ -58,19 +58,31 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     GPU the catalog does not sell by name gets the verdict on the catalog's cards, said as such: a "yes" on an A10 is
     no answer about a 4090."""
     line = _verdict(parsed, rec)
-    off = _off_catalog_gpu(parsed) if line is not None else None
+    off = _off_catalog_gpu(parsed)
     local = next((u for u in parsed.unused if u.why.en.startswith(("local hardware", "CPU only"))), None)
     if line is not None and local is not None:   # "Mac M2 上能跑吗": a yes on an A10 is no answer about the Mac
         return Text(en=f"'{local.matched}' cannot be checked: gpu-advisor sizes Alibaba Cloud GPU instances. On those: {line.en}",
                     zh=f"无法核对“{local.matched}”：gpu-advisor 只估算阿里云 GPU 实例。按阿里云 GPU：{line.zh}")
-    if line is None or off is None:
+    if off is None:
         return line
+    if asks_figure(parsed) and owned_card(parsed) is not None:
+        return None   # "两张4090…多久": the time question's line (ask/asked.py) answers on the card, then the cloud
+    # "我有4张4090能跑72B吗": the verdict on the 4090's memory first, then the cloud option; a question that is no
+    # yes / no ("用一张4090部署…每秒能出多少token") gets the fit and the speed on the card all the same
     owned = _owned_verdict(parsed, rec, line)
-    if owned is not None:   # "我有4张4090能跑72B吗": the verdict on the 4090's memory first, then the cloud option
+    if owned is not None or line is None:
         return owned
     return Text(en=f"{off} cannot be checked: it is not sold under that name in Alibaba Cloud's catalog. On the "
                    f"catalog's GPUs: {line.en}",
                 zh=f"无法核对 {off}：阿里云目录中没有以此命名的 GPU。按目录中的 GPU：{line.zh}")
+
+
+def asks_figure(parsed: ParsedQuestion) -> bool:
+    """A "how long" / "how much" question (the lexicon's time_question / cost_question)."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    kw = load_lexicon().keywords
+    return any(p is not None and p.search(parsed.text) for p in (kw.get("time_question"), kw.get("cost_question")))
 
 
 def _hours(h: float) -> str:
@@ -394,11 +406,20 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
         method = getattr(w.finetune_method, "value", w.finetune_method) or "full"
         head = Text(en=f"{head.en} (Method not stated: sized as a {method} fine-tune.)",
                     zh=f"{head.zh}（未说明微调方式：按{ {'full': '全参', 'lora': 'LoRA', 'qlora': 'QLoRA'}.get(method, method)}微调估算。）")
+    if fit.variant is not None:   # the time or the serving speed on the card, for the step that fits it
+        from gpu_advisor.ask.on_card import speed_text, time_text
+
+        sized_job = parsed.stated() & {"num_samples", "dataset_size_gb", "epochs", "training_tokens_billion"} or asks_figure(parsed)
+        extra = speed_text(fit, card) if w.task.value == "inference" else (
+            time_text(fit, card, _job_size_defaults(rec)) if sized_job else None)
+        if extra is not None:
+            head = Text(en=head.en + extra.en, zh=head.zh + extra.zh)
     cite = next(iter(re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./-]*", card.source)), "knowledge/owned_gpus.yaml")
     src = Text(en=f" ({card.display_name}: {mem:g} GB, {cite}, as of {card.as_of}; your card, not an Alibaba Cloud "
                   f"offering.)",
                zh=f"（{card.display_name}：{mem:g} GB，{cite}，截至 {card.as_of}；这是您的卡，不是阿里云的产品。）")
-    if cloud is None:
-        return Text(en=head.en + src.en, zh=head.zh + src.zh)
+    if cloud is None:   # not a yes / no question: the recommendation below is the cloud's
+        return Text(en=f"{head.en}{src.en} Below: the option on Alibaba Cloud ({name} is not in its catalog).",
+                    zh=f"{head.zh}{src.zh}下面是阿里云上的方案（阿里云目录中没有 {name}）。")
     return Text(en=f"{head.en}{src.en} Cloud option on Alibaba ({name} is not in its catalog): {cloud.en}",
                 zh=f"{head.zh}{src.zh}阿里云上的方案（阿里云目录中没有 {name}）：{cloud.zh}")

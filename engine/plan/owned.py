@@ -28,6 +28,7 @@ class OwnedFit:
     alternative: str | None = None    # "int4" | "lora" | "qlora": the lighter method that fits when no step does
     tight_variant: Variant | None = None  # with an alternative: the step that fits only at the central estimate
     lighter: tuple[str, Variant, MemoryEstimate] | None = None  # a fit needing sharding / offload: a lighter method
+    job: Any = None                   # the resolved job (plan/defaults.Job) of ``variant``: its time and speed
 
     @property
     def fits_as_asked(self) -> bool:
@@ -43,21 +44,21 @@ def _walk(w: Workload, card: Any, memo: Memo) -> tuple[Variant, MemoryEstimate, 
     return _first_fit(w, card, per_machine, memo, Chains())
 
 
-def _resolved(w: Workload) -> Workload:
+def _job(w: Workload) -> Any:
     """The job as the planner sizes it (plan/defaults.resolve_job: the method's precision, quantization, defaults)."""
     from gpu_advisor.kb.catalog_loader import load_catalog
     from gpu_advisor.plan.defaults import resolve_job
 
-    return resolve_job(w, load_catalog()).workload
+    return resolve_job(w, load_catalog())
 
 
-def _alternatives(asked: Workload) -> list[tuple[str, Workload]]:
+def _alternatives(asked: Workload) -> list[tuple[str, Any]]:
     """The lighter methods the user did not ask for, each resolved as if asked: 4-bit weights for serving, LoRA then
     QLoRA for a fine-tune (the method decides precision and quantization: resolve_job)."""
     if asked.task == Task.inference:
         if asked.quantization in (Quantization.int4, Quantization.nf4, Quantization.fp4):
             return []
-        return [("int4", _resolved(asked.model_copy(update={"quantization": Quantization.int4})))]
+        return [("int4", _job(asked.model_copy(update={"quantization": Quantization.int4})))]
     if asked.task != Task.llm_finetune:
         return []
     out = []
@@ -66,7 +67,7 @@ def _alternatives(asked: Workload) -> list[tuple[str, Workload]]:
             continue
         if name == "lora" and asked.finetune_method == FinetuneMethod.lora:
             continue
-        out.append((name, _resolved(asked.model_copy(update={
+        out.append((name, _job(asked.model_copy(update={
             "finetune_method": method, "quantization": None, "precision": None, "distributed": None,
             "cpu_offload": None}))))
     return out
@@ -78,7 +79,8 @@ def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
     memo = {} if memo is None else memo
     n = max(1, int(asked.num_gpus or 1))
     asked = asked.model_copy(update={"num_gpus": n, "num_nodes": None, "gpu_preference": None})
-    w = _resolved(asked)
+    job = _job(asked)
+    w = job.workload
     steps = Chains()
     per_machine = min(n, MAX_GPUS_PER_MACHINE)
     found = _first_fit(w, card, per_machine, memo, steps)
@@ -91,17 +93,17 @@ def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
         if found[0].step >= STEP_SHARD and w.task != Task.inference:
             # a fit that needs ZeRO sharding or CPU offload: the lighter method that fits without them, if any
             for name, alt in _alternatives(asked):
-                got = _walk(alt, card, memo)
+                got = _walk(alt.workload, card, memo)
                 if got is not None and not got[2] and got[0].step < STEP_SHARD:
                     lighter = (name, got[0], got[1])
                     break
-        return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter)
+        return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter, job=job)
     # no step fits at the planning estimate: a lighter method that does is the answer; else the tight fit, if any
     for name, alt in _alternatives(asked):
-        got = _walk(alt, card, memo)
+        got = _walk(alt.workload, card, memo)
         if got is not None and not got[2]:
             return OwnedFit(n, w, as_asked, got[0], got[1], False, alternative=name,
-                            tight_variant=found[0] if found is not None else None)
+                            tight_variant=found[0] if found is not None else None, job=alt)
     if found is not None:
-        return OwnedFit(n, w, as_asked, found[0], found[1], True)
-    return OwnedFit(n, w, as_asked, None, None, False)
+        return OwnedFit(n, w, as_asked, found[0], found[1], True, job=job)
+    return OwnedFit(n, w, as_asked, None, None, False, job=job)
