@@ -35,6 +35,9 @@ CALLS = [
     ("ask", {"question": "Serve Qwen2.5-72B-Instruct with vLLM for about 50 concurrent users, average prompt 2k tokens, "
                          "output 500 tokens"}),
     ("ask", {"question": "Serve Llama 3.1 8B Instruct at 20 requests per second, input 1000 tokens and output 200 tokens"}),
+    # the user's own cards: the fit and the time on them, then the cloud option (the longest lead the advisor writes)
+    ("ask", {"question": "我想用两张4090微调Qwen3-8B，LoRA，多久能训完10万条数据？"}),
+    ("ask", {"question": "I rent 4x RTX 4090 elsewhere, how long would LoRA fine-tuning Qwen2.5-32B on 30k samples take?"}),
 ]
 
 

@@ -79,7 +79,7 @@ def speed_text(fit: Any, card: Any) -> Text | None:
         if fit.job is not None and fit.job.workload.task.value == "inference" and fit.variant is not None and lacks:
             zh = "、".join({"memory bandwidth": "显存带宽", "dense BF16 peak": "BF16 稠密峰值"}[x] for x in lacks)
             return Text(en=f" Speed on {card.display_name}: not derived (no {' or '.join(lacks)} recorded for it).",
-                        zh=f"{card.display_name} 上的速度：无法推算（没有记录它的{zh}）。")
+                        zh=f"{card.display_name} 上的速度：无法推算（没有记录它的{' ' if zh[0].isascii() else ''}{zh}）。")
         return None
     n, (fast, slow) = got.sequences, got.step
     on_en, on_zh = f"{fit.gpus} × {card.display_name}", f"{fit.gpus} 张 {card.display_name}"

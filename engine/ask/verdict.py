@@ -77,6 +77,9 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 zh=f"无法核对 {off}：阿里云目录中没有以此命名的 GPU。按目录中的 GPU：{line.zh}")
 
 
+LEAD_BREAK = "\n"   # inside a verdict: the start of the answer's next line (ask/api.py splits there)
+
+
 def asks_figure(parsed: ParsedQuestion) -> bool:
     """A "how long" / "how much" question (the lexicon's time_question / cost_question)."""
     from gpu_advisor.ask.lexicon import load_lexicon
@@ -406,20 +409,23 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
         method = getattr(w.finetune_method, "value", w.finetune_method) or "full"
         head = Text(en=f"{head.en} (Method not stated: sized as a {method} fine-tune.)",
                     zh=f"{head.zh}（未说明微调方式：按{ {'full': '全参', 'lora': 'LoRA', 'qlora': 'QLoRA'}.get(method, method)}微调估算。）")
+    extra = None
     if fit.variant is not None:   # the time or the serving speed on the card, for the step that fits it
         from gpu_advisor.ask.on_card import speed_text, time_text
 
-        sized_job = parsed.stated() & {"num_samples", "dataset_size_gb", "epochs", "training_tokens_billion"} or asks_figure(parsed)
+        sized_job = parsed.stated() & {"num_samples", "dataset_size_gb", "epochs", "training_tokens_billion"} \
+            or asks_figure(parsed)
         extra = speed_text(fit, card) if w.task.value == "inference" else (
             time_text(fit, card, _job_size_defaults(rec)) if sized_job else None)
-        if extra is not None:
-            head = Text(en=head.en + extra.en, zh=head.zh + extra.zh)
     cite = next(iter(re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./-]*", card.source)), "knowledge/owned_gpus.yaml")
     src = Text(en=f" ({card.display_name}: {mem:g} GB, {cite}, as of {card.as_of}; your card, not an Alibaba Cloud "
                   f"offering.)",
                zh=f"（{card.display_name}：{mem:g} GB，{cite}，截至 {card.as_of}；这是您的卡，不是阿里云的产品。）")
+    # the time / speed on the card is a line of its own (LEAD_BREAK: the answer's next line), so that a brief that
+    # shortens each line keeps its figure
+    more_en, more_zh = (LEAD_BREAK + extra.en.strip(), LEAD_BREAK + extra.zh) if extra is not None else ("", "")
     if cloud is None:   # not a yes / no question: the recommendation below is the cloud's
-        return Text(en=f"{head.en}{src.en} Below: the option on Alibaba Cloud ({name} is not in its catalog).",
-                    zh=f"{head.zh}{src.zh}下面是阿里云上的方案（阿里云目录中没有 {name}）。")
-    return Text(en=f"{head.en}{src.en} Cloud option on Alibaba ({name} is not in its catalog): {cloud.en}",
-                zh=f"{head.zh}{src.zh}阿里云上的方案（阿里云目录中没有 {name}）：{cloud.zh}")
+        return Text(en=f"{head.en}{src.en} Below: the option on Alibaba Cloud ({name} is not in its catalog).{more_en}",
+                    zh=f"{head.zh}{src.zh}下面是阿里云上的方案（阿里云目录中没有 {name}）。{more_zh}")
+    return Text(en=f"{head.en}{src.en} Cloud option on Alibaba ({name} is not in its catalog): {cloud.en}{more_en}",
+                zh=f"{head.zh}{src.zh}阿里云上的方案（阿里云目录中没有 {name}）：{cloud.zh}{more_zh}")
