@@ -97,11 +97,11 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     # "我想用两张4090微调…多久": the fit and the time on the user's own cards first, then the figure above labelled as the
     # cloud option; a card knowledge/owned_gpus.yaml lacks: the figure is the cloud's, never presented as the card's
     own = _off_catalog_gpu(parsed)
-    if own is None:
-        return cloud
     on_card = _owned_verdict(parsed, rec, cloud) if owned_card(parsed) is not None else None
     if on_card is not None:
         return on_card
+    if own is None:
+        return cloud
     return Text(en=f"{own} is not an Alibaba Cloud GPU, so its time is not estimated here. {cloud.en}",
                 zh=f"{own} 不是阿里云的 GPU，此处不估算它的耗时。{cloud.zh}")
 

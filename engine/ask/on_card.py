@@ -26,11 +26,58 @@ def _days(low: float, high: float) -> tuple[str, str]:
     return f" ({low / 24:.1f}–{high / 24:.1f} days)", f"（{low / 24:.1f}–{high / 24:.1f} 天）"
 
 
+OWNED_CUE_WINDOW = 24   # characters between the end of an ownership cue and the GPU name it is about
+
+
+def owned_catalog_gpu(parsed: Any) -> tuple[Any, str] | None:
+    """(the catalog GPU, its name as written) when the question says that a GPU the catalog sells is the user's own
+    ("我们有8张A100 80G", "服务器是8卡A800", "I have 8x A100"): the lexicon's owned_hardware cue ends at most
+    OWNED_CUE_WINDOW characters before the GPU's name, in the same clause, and nothing in the question is about the
+    cloud (cloud_context). A name the catalog sells in several memory sizes ("A800": 40 / 80 GB) is read as the largest,
+    said in the answer."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+    from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.plan.preference import resolve_gpu_preference
+
+    kw = load_lexicon().keywords
+    cue, cloud = kw.get("owned_hardware"), kw.get("cloud_context")
+    preference = parsed.workload_fields.get("gpu_preference")
+    if cue is None or not preference or (cloud is not None and cloud.search(parsed.text)):
+        return None
+    text = parsed.text.lower()
+    for hint in parsed.hints:
+        at = text.find(hint.matched.lower()) if hint.kind == "gpu_preference" else -1
+        if at < 0:
+            continue
+        before = re.split(r"[，。；！？,;!?]", text[max(0, at - OWNED_CUE_WINDOW):at])[-1]
+        if cue.search(before) is None:
+            continue
+        catalog = load_catalog()
+        try:
+            ids = resolve_gpu_preference(catalog, str(preference))
+        except Exception:   # noqa: BLE001 - a preference the catalog cannot resolve is no catalog card
+            return None
+        gpus = sorted((catalog.gpus[i] for i in ids), key=lambda g: g.memory_gb or 0)
+        return (gpus[-1], str(preference)) if gpus and gpus[-1].memory_gb else None
+    return None
+
+
+def _peak(card: Any) -> float | None:
+    return card.tflops("bf16") if hasattr(card, "tflops") else card.dense_bf16_tflops
+
+
+def _nvlink(card: Any) -> bool:
+    return bool(getattr(card, "nvlink", None) or card.nvlink_gb_s)
+
+
 def card_cite(card: Any) -> str:
     """The first address of the card's throughput source (else its source), for the figures said here."""
-    text = card.throughput_source or card.source
-    found = re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./%-]*", text)
-    return found[0] if found else "knowledge/owned_gpus.yaml"
+    sold = hasattr(card, "named_by_alibaba")
+    for text in (getattr(card, "throughput_source", None), getattr(card, "tflops_basis", None), card.source):
+        found = re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./%-]*", text or "")
+        if found:
+            return found[0]
+    return "knowledge/catalog/gpus.yaml" if sold else "knowledge/owned_gpus.yaml"
 
 
 def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
@@ -47,10 +94,10 @@ def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
                     zh=f"在 {n} 张 {card.display_name} 上的耗时：无法估算（{why.zh if why else '缺少数据'}）。")
     w, u, s = t.wall_hours, t.utilisation, t.scaling
     d_en, d_zh = _days(w.low, w.high)
-    scale_en = f" × {s.low:.0%}–{s.high:.0%} scaling over {'NVLink' if card.nvlink_gb_s else 'PCIe'}" if n > 1 else ""
-    scale_zh = f" × {'NVLink' if card.nvlink_gb_s else 'PCIe'} 扩展效率 {s.low:.0%}–{s.high:.0%}" if n > 1 else ""
+    scale_en = f" × {s.low:.0%}–{s.high:.0%} scaling over {'NVLink' if _nvlink(card) else 'PCIe'}" if n > 1 else ""
+    scale_zh = f" × {'NVLink' if _nvlink(card) else 'PCIe'} 扩展效率 {s.low:.0%}–{s.high:.0%}" if n > 1 else ""
     if any(x.code == "time_shard_traffic" for x in t.notes):
-        link = "NVLink" if card.nvlink_gb_s else "PCIe"
+        link = "NVLink" if _nvlink(card) else "PCIe"
         scale_en += f", plus the sharding's parameter traffic over {link} (none to all of it exposed)"
         scale_zh += f"，另加分片的参数通信（经 {link}，从完全重叠到完全不重叠）"
     offload = getattr(fit.variant.workload, "cpu_offload", False)
@@ -75,7 +122,7 @@ def speed_text(fit: Any, card: Any) -> Text | None:
     got = owned_speed(fit, card)
     if got is None:
         lacks = [x for x, v in (("memory bandwidth", card.memory_bandwidth_gb_s),
-                                ("dense BF16 peak", card.dense_bf16_tflops)) if not v]
+                                ("dense BF16 peak", _peak(card))) if not v]
         if fit.job is not None and fit.job.workload.task.value == "inference" and fit.variant is not None and lacks:
             zh = "、".join({"memory bandwidth": "显存带宽", "dense BF16 peak": "BF16 稠密峰值"}[x] for x in lacks)
             return Text(en=f" Speed on {card.display_name}: not derived (no {' or '.join(lacks)} recorded for it).",

@@ -63,15 +63,16 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if line is not None and local is not None:   # "Mac M2 上能跑吗": a yes on an A10 is no answer about the Mac
         return Text(en=f"'{local.matched}' cannot be checked: gpu-advisor sizes Alibaba Cloud GPU instances. On those: {line.en}",
                     zh=f"无法核对“{local.matched}”：gpu-advisor 只估算阿里云 GPU 实例。按阿里云 GPU：{line.zh}")
-    if off is None:
+    mine = owned_card(parsed)
+    if off is None and mine is None:
         return line
-    if asks_figure(parsed) and owned_card(parsed) is not None:
+    if asks_figure(parsed) and mine is not None:
         return None   # "两张4090…多久": the time question's line (ask/asked.py) answers on the card, then the cloud
     # "我有4张4090能跑72B吗": the verdict on the 4090's memory first, then the cloud option; a question that is no
     # yes / no ("用一张4090部署…每秒能出多少token") gets the fit and the speed on the card all the same
     owned = _owned_verdict(parsed, rec, line)
-    if owned is not None or line is None:
-        return owned
+    if owned is not None or line is None or off is None:
+        return owned or line
     return Text(en=f"{off} cannot be checked: it is not sold under that name in Alibaba Cloud's catalog. On the "
                    f"catalog's GPUs: {line.en}",
                 zh=f"无法核对 {off}：阿里云目录中没有以此命名的 GPU。按目录中的 GPU：{line.zh}")
@@ -300,8 +301,10 @@ def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
     """(the card of knowledge/owned_gpus.yaml, the name as the question wrote it) for a GPU the question names that
     the catalog does not resolve ("4张4090", "my RTX 3090", "单张 H20"), or None. A catalog GPU's name always wins."""
     name = _off_catalog_gpu(parsed)
-    if name is None:
-        return None
+    if name is None:   # "我们有8张A100…": a GPU the catalog sells, said to be the user's own (ask/on_card.py)
+        from gpu_advisor.ask.on_card import owned_catalog_gpu
+
+        return owned_catalog_gpu(parsed)
     from gpu_advisor.kb.owned_gpus import find_owned_gpu
 
     for hint in parsed.hints:
@@ -418,14 +421,20 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
         extra = speed_text(fit, card) if w.task.value == "inference" else (
             time_text(fit, card, _job_size_defaults(rec)) if sized_job else None)
     cite = next(iter(re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./-]*", card.source)), "knowledge/owned_gpus.yaml")
+    sold = getattr(card, "named_by_alibaba", None) is not None   # a catalog GPU the user has: Alibaba sells it too
     src = Text(en=f" ({card.display_name}: {mem:g} GB, {cite}, as of {card.as_of}; your card, not an Alibaba Cloud "
                   f"offering.)",
                zh=f"（{card.display_name}：{mem:g} GB，{cite}，截至 {card.as_of}；这是您的卡，不是阿里云的产品。）")
+    if sold:
+        src = Text(en=f" (Sized on your own {n} × {card.display_name}.)",
+                   zh=f"（按您自有的 {n} 张 {card.display_name} 估算。）")
+    label = Text(en=f"Cloud option on Alibaba ({name} is not in its catalog)", zh=f"阿里云上的方案（阿里云目录中没有 {name}）")
+    if sold:
+        label = Text(en="Cloud option on Alibaba", zh="阿里云上的方案")
     # the time / speed on the card is a line of its own (LEAD_BREAK: the answer's next line), so that a brief that
     # shortens each line keeps its figure
     more_en, more_zh = (LEAD_BREAK + extra.en.strip(), LEAD_BREAK + extra.zh) if extra is not None else ("", "")
     if cloud is None:   # not a yes / no question: the recommendation below is the cloud's
-        return Text(en=f"{head.en}{src.en} Below: the option on Alibaba Cloud ({name} is not in its catalog).{more_en}",
-                    zh=f"{head.zh}{src.zh}下面是阿里云上的方案（阿里云目录中没有 {name}）。{more_zh}")
-    return Text(en=f"{head.en}{src.en} Cloud option on Alibaba ({name} is not in its catalog): {cloud.en}{more_en}",
-                zh=f"{head.zh}{src.zh}阿里云上的方案（阿里云目录中没有 {name}）：{cloud.zh}{more_zh}")
+        return Text(en=f"{head.en}{src.en} Below: the {label.en[0].lower()}{label.en[1:]}.{more_en}",
+                    zh=f"{head.zh}{src.zh}下面是{label.zh}。{more_zh}")
+    return Text(en=f"{head.en}{src.en} {label.en}: {cloud.en}{more_en}", zh=f"{head.zh}{src.zh}{label.zh}：{cloud.zh}{more_zh}")

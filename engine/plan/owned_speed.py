@@ -23,6 +23,8 @@ from gpu_advisor.workload import Task
 def catalog_view(card: Any) -> GPU:
     """The owned card in the catalog's GPU shape, for the costing models (never added to the catalog): the 16-bit
     Tensor-Core peak is the dense BF16 one (FP16 with FP32 accumulate runs at the same rate on these cards)."""
+    if isinstance(card, GPU):   # a GPU the catalog sells, in the user's own machine
+        return card
     bf16 = card.dense_bf16_tflops
     return GPU(id=f"OWNED-{card.id}", display_name=card.display_name, named_by_alibaba=False,
                architecture=getattr(card, "architecture", None), memory_gb=card.memory_gb,
