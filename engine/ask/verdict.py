@@ -405,6 +405,15 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
             tp_zh = "（张量并行）" if n > 1 and w.task.value == "inference" else ""
             head = Text(en=f"Yes: {on_en}{tp_en} holds it as asked, {got_en}{tight_en}.",
                         zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}。")
+    if fit.shorter is not None:   # the verdict rests on the assumed seq_len: what a shorter one gives
+        seq, sv, se = fit.shorter
+        how = _steps_taken(sv, w)
+        how_en = f" with {', '.join(x.en for x in how)}" if how else " as asked"
+        how_zh = f"采取 {'、'.join(x.zh for x in how)} 后" if how else "按所述方式"
+        head = Text(en=f"{head.en} At {seq:,} tokens a sample (the {w.seq_len:,} above is assumed, not stated) it fits"
+                       f"{how_en}: about {se.device_total_gib:.1f} GiB per GPU (planning estimate {planning_gib(se):.1f} GiB).",
+                    zh=f"{head.zh}若每个样本 {seq:,} token（上面的 {w.seq_len:,} 为假设，未说明），{how_zh}可以放下：每卡约 "
+                       f"{se.device_total_gib:.1f} GiB（规划估计 {planning_gib(se):.1f} GiB）。")
     if fit.tight and fit.alternative is None and head.en.startswith("Yes"):
         # only the central estimate fits: not a yes at the planning estimate the planner holds the catalog to
         head = Text(en="Borderline" + head.en[3:], zh="勉强" + head.zh)

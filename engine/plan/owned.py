@@ -15,6 +15,9 @@ from gpu_advisor.plan.planner import Chains, Memo, _estimate, _first_fit, upper_
 from gpu_advisor.workload import Distributed, FinetuneMethod, Quantization, Task, Workload
 
 MAX_GPUS_PER_MACHINE = 8   # an owned machine: the planner's largest per-node layout (ladder.GPUS_PER_NODE_CHOICES)
+# shorter training sequences tried when seq_len was not stated (common SFT cut-offs: LLaMA-Factory's examples use
+# cutoff_len 2048 and 1024; 512 is the BERT-era length many instruction sets fit in)
+SHORTER_SEQ = (1024, 512)
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,9 @@ class OwnedFit:
     tight_variant: Variant | None = None  # with an alternative: the step that fits only at the central estimate
     lighter: tuple[str, Variant, MemoryEstimate] | None = None  # a fit needing sharding / offload: a lighter method
     job: Any = None                   # the resolved job (plan/defaults.Job) of ``variant``: its time and speed
+    # seq_len not stated: (tokens, step, estimate) at the longest of SHORTER_SEQ that fits the method as asked when the
+    # assumed length does not (or needs sharding / offload), so that the verdict says what the default decided
+    shorter: tuple[int, Variant, MemoryEstimate] | None = None
 
     @property
     def fits_as_asked(self) -> bool:
@@ -73,6 +79,21 @@ def _alternatives(asked: Workload) -> list[tuple[str, Any]]:
     return out
 
 
+def _shorter(asked: Workload, w: Workload, card: Any, memo: Memo,
+             below: int | None = None) -> tuple[int, Variant, MemoryEstimate] | None:
+    """A training job whose seq_len was not stated: the longest of SHORTER_SEQ under the assumed one at which the
+    method as asked fits at the planning estimate (``below``: at a step of the chain under that one), or None."""
+    if asked.seq_len is not None or w.task not in (Task.llm_finetune, Task.llm_pretrain) or not w.seq_len:
+        return None
+    for seq in SHORTER_SEQ:
+        if seq >= w.seq_len:
+            continue
+        got = _walk(w.model_copy(update={"seq_len": seq}), card, memo)
+        if got is not None and not got[2] and (below is None or got[0].step < below):
+            return seq, got[0], got[1]
+    return None
+
+
 def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
     """The job as asked (resolved as the planner resolves it) on its stated GPU count (else 1) of ``card`` (anything
     with memory_gb and supports_bf16): the count is the user's, fixed, as a stated num_gpus is."""
@@ -97,13 +118,15 @@ def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
                 if got is not None and not got[2] and got[0].step < STEP_SHARD:
                     lighter = (name, got[0], got[1])
                     break
-        return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter, job=job)
+        shorter = _shorter(asked, w, card, memo, below=STEP_SHARD) if found[0].step >= STEP_SHARD else None
+        return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter, job=job, shorter=shorter)
     # no step fits at the planning estimate: a lighter method that does is the answer; else the tight fit, if any
+    shorter = _shorter(asked, w, card, memo)
     for name, alt in _alternatives(asked):
         got = _walk(alt.workload, card, memo)
         if got is not None and not got[2]:
             return OwnedFit(n, w, as_asked, got[0], got[1], False, alternative=name,
-                            tight_variant=found[0] if found is not None else None, job=alt)
+                            tight_variant=found[0] if found is not None else None, job=alt, shorter=shorter)
     if found is not None:
-        return OwnedFit(n, w, as_asked, found[0], found[1], True, job=job)
-    return OwnedFit(n, w, as_asked, None, None, False, job=job)
+        return OwnedFit(n, w, as_asked, found[0], found[1], True, job=job, shorter=shorter)
+    return OwnedFit(n, w, as_asked, None, None, False, job=job, shorter=shorter)
