@@ -179,3 +179,19 @@ def test_a_catalog_gpu_is_the_users_own_only_with_a_cue_just_before_it(q, owned)
     from gpu_advisor.ask.parser import parse_question
 
     assert (owned_catalog_gpu(parse_question(q)) is not None) is owned
+
+
+def test_the_largest_micro_batch_is_the_last_that_passes_the_planning_fit():
+    from gpu_advisor.plan.owned import largest_batch
+    from gpu_advisor.plan.planner import _fits
+
+    card = find_owned_gpu("RTX 4090")
+    fit = fit_owned(workload_from_dict({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "lora",
+                                        "seq_len": 512}), card)
+    b, e = largest_batch(fit, card)
+    assert b >= 1 and _fits(e, card, strict=True)
+    bigger = estimate_memory(fit.variant.workload.model_copy(update={"batch_size_per_gpu": b + 1}))
+    assert not _fits(bigger, card, strict=True)
+    stated = fit_owned(workload_from_dict({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "lora",
+                                           "seq_len": 512, "batch_size_per_gpu": 1}), card)
+    assert largest_batch(stated, card) is None   # a stated batch is the user's

@@ -335,6 +335,22 @@ def _steps_taken(v: Any, base: Any) -> list[Text]:
     return [texts[s] for s in sorted(applied) if applied[s]]
 
 
+def _with_batch(parsed: ParsedQuestion, fit: Any, card: Any, head: Text) -> Text:
+    """"What batch size can I use on my 3090?": the largest micro-batch per GPU that fits the card (plan/owned.py)."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+    from gpu_advisor.plan.owned import largest_batch, planning_gib
+
+    asked = load_lexicon().keywords.get("batch_question")
+    got = largest_batch(fit, card) if asked is not None and asked.search(parsed.text) else None
+    if got is None:
+        return head
+    b, e = got
+    return Text(en=f"{head.en} Largest micro-batch per GPU that fits this way: {b} (about {e.device_total_gib:.1f} GiB, "
+                   f"planning estimate {planning_gib(e):.1f} GiB); a larger effective batch comes from gradient accumulation.",
+                zh=f"{head.zh}按此方式每卡最大微批为 {b}（每卡约 {e.device_total_gib:.1f} GiB，规划估计 {planning_gib(e):.1f} GiB）；"
+                   f"更大的有效 batch 用梯度累积。")
+
+
 def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text | None:
     """The memory verdict on the card the user named (not sold by Alibaba), then the catalog's verdict labelled as
     the cloud option. None when the card is not in knowledge/owned_gpus.yaml or the job cannot be rebuilt."""
@@ -405,6 +421,7 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
             tp_zh = "（张量并行）" if n > 1 and w.task.value == "inference" else ""
             head = Text(en=f"Yes: {on_en}{tp_en} holds it as asked, {got_en}{tight_en}.",
                         zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}。")
+    head = _with_batch(parsed, fit, card, head)
     if fit.shorter is not None:   # the verdict rests on the assumed seq_len: what a shorter one gives
         seq, sv, se = fit.shorter
         how = _steps_taken(sv, w)

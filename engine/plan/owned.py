@@ -11,13 +11,14 @@ from typing import Any
 
 from gpu_advisor.memory import MemoryEstimate
 from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_SHARD, Variant
-from gpu_advisor.plan.planner import Chains, Memo, _estimate, _first_fit, upper_gib
+from gpu_advisor.plan.planner import Chains, Memo, _estimate, _first_fit, _fits, upper_gib
 from gpu_advisor.workload import Distributed, FinetuneMethod, Quantization, Task, Workload
 
 MAX_GPUS_PER_MACHINE = 8   # an owned machine: the planner's largest per-node layout (ladder.GPUS_PER_NODE_CHOICES)
 # shorter training sequences tried when seq_len was not stated (common SFT cut-offs: LLaMA-Factory's examples use
 # cutoff_len 2048 and 1024; 512 is the BERT-era length many instruction sets fit in)
 SHORTER_SEQ = (1024, 512)
+MAX_MICRO_BATCH = 256      # the largest micro-batch per GPU searched for ("what batch size can I use on my 3090?")
 
 
 @dataclass(frozen=True)
@@ -130,3 +131,31 @@ def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
     if found is not None:
         return OwnedFit(n, w, as_asked, found[0], found[1], True, job=job, shorter=shorter)
     return OwnedFit(n, w, as_asked, None, None, False, job=job, shorter=shorter)
+
+
+def largest_batch(fit: OwnedFit, card: Any, memo: Memo | None = None) -> tuple[int, MemoryEstimate] | None:
+    """The largest micro-batch per GPU (up to MAX_MICRO_BATCH) at which the training step that fits the card still
+    passes the planner's fit test at the planning estimate (planner._fits, strict), with its estimate; None for
+    serving, a stated batch, or no clean fit."""
+    job = fit.job
+    if fit.variant is None or fit.tight or job is None or job.workload.task == Task.inference \
+            or job.original.batch_size_per_gpu is not None:
+        return None
+    memo = {} if memo is None else memo
+    w = fit.variant.workload
+
+    def at(b: int) -> MemoryEstimate | None:
+        e = _estimate(memo, w.model_copy(update={"batch_size_per_gpu": b}))
+        return e if _fits(e, card, strict=True) else None
+
+    best = (max(1, w.batch_size_per_gpu or 1), fit.estimate)
+    high = best[0]
+    while high < MAX_MICRO_BATCH and (e := at(min(MAX_MICRO_BATCH, high * 2))) is not None:
+        high = min(MAX_MICRO_BATCH, high * 2)
+        best = (high, e)
+    low, top = best[0], min(MAX_MICRO_BATCH + 1, best[0] * 2)
+    while top - low > 1:   # the largest between the last size that fits and the first that does not
+        mid = (low + top) // 2
+        e = at(mid)
+        low, top, best = (mid, top, (mid, e)) if e is not None else (low, mid, best)
+    return best
