@@ -423,13 +423,16 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
                         zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}。")
     head = _with_batch(parsed, fit, card, head)
     if fit.shorter is not None:   # the verdict rests on the assumed seq_len: what a shorter one gives
-        seq, sv, se = fit.shorter
+        seq, sv, se, tight_at = fit.shorter
         how = _steps_taken(sv, w)
         how_en = f" with {', '.join(x.en for x in how)}" if how else " as asked"
         how_zh = f"采取 {'、'.join(x.zh for x in how)} 后" if how else "按所述方式"
+        only_en = " only at the central estimate" if tight_at else ""
+        only_zh = "只有中心估计" if tight_at else ""
         head = Text(en=f"{head.en} At {seq:,} tokens a sample (the {w.seq_len:,} above is assumed, not stated) it fits"
-                       f"{how_en}: about {se.device_total_gib:.1f} GiB per GPU (planning estimate {planning_gib(se):.1f} GiB).",
-                    zh=f"{head.zh}若每个样本 {seq:,} token（上面的 {w.seq_len:,} 为假设，未说明），{how_zh}可以放下：每卡约 "
+                       f"{how_en}{only_en}: about {se.device_total_gib:.1f} GiB per GPU (planning estimate "
+                       f"{planning_gib(se):.1f} GiB).",
+                    zh=f"{head.zh}若每个样本 {seq:,} token（上面的 {w.seq_len:,} 为假设，未说明），{how_zh}{only_zh}可以放下：每卡约 "
                        f"{se.device_total_gib:.1f} GiB（规划估计 {planning_gib(se):.1f} GiB）。")
     if fit.tight and fit.alternative is None and head.en.startswith("Yes"):
         # only the central estimate fits: not a yes at the planning estimate the planner holds the catalog to

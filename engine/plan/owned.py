@@ -35,7 +35,7 @@ class OwnedFit:
     job: Any = None                   # the resolved job (plan/defaults.Job) of ``variant``: its time and speed
     # seq_len not stated: (tokens, step, estimate) at the longest of SHORTER_SEQ that fits the method as asked when the
     # assumed length does not (or needs sharding / offload), so that the verdict says what the default decided
-    shorter: tuple[int, Variant, MemoryEstimate] | None = None
+    shorter: tuple[int, Variant, MemoryEstimate, bool] | None = None
 
     @property
     def fits_as_asked(self) -> bool:
@@ -81,18 +81,22 @@ def _alternatives(asked: Workload) -> list[tuple[str, Any]]:
 
 
 def _shorter(asked: Workload, w: Workload, card: Any, memo: Memo,
-             below: int | None = None) -> tuple[int, Variant, MemoryEstimate] | None:
+             below: int | None = None) -> tuple[int, Variant, MemoryEstimate, bool] | None:
     """A training job whose seq_len was not stated: the longest of SHORTER_SEQ under the assumed one at which the
-    method as asked fits at the planning estimate (``below``: at a step of the chain under that one), or None."""
+    method as asked fits at the planning estimate (``below``: at a step of the chain under that one), else (nothing
+    fits at the assumed one) the longest at which it fits at the central estimate only (tight: the last item)."""
     if asked.seq_len is not None or w.task not in (Task.llm_finetune, Task.llm_pretrain) or not w.seq_len:
         return None
+    tight = None
     for seq in SHORTER_SEQ:
         if seq >= w.seq_len:
             continue
         got = _walk(w.model_copy(update={"seq_len": seq}), card, memo)
-        if got is not None and not got[2] and (below is None or got[0].step < below):
-            return seq, got[0], got[1]
-    return None
+        if got is not None and (below is None or got[0].step < below):
+            if not got[2]:
+                return seq, got[0], got[1], False
+            tight = tight or (seq, got[0], got[1], True)
+    return tight if below is None else None
 
 
 def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
@@ -119,7 +123,7 @@ def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
                 if got is not None and not got[2] and got[0].step < STEP_SHARD:
                     lighter = (name, got[0], got[1])
                     break
-        shorter = _shorter(asked, w, card, memo, below=STEP_SHARD) if found[0].step >= STEP_SHARD else None
+        shorter = _shorter(asked, w, card, memo, below=found[0].step) if found[0].step >= STEP_SHARD else None
         return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter, job=job, shorter=shorter)
     # no step fits at the planning estimate: a lighter method that does is the answer; else the tight fit, if any
     shorter = _shorter(asked, w, card, memo)
