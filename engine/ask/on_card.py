@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpu_advisor.plan.owned import MAX_GPUS_PER_MACHINE
 from gpu_advisor.util.i18n import Text
 
 
@@ -94,8 +95,11 @@ def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
                     zh=f"在 {n} 张 {card.display_name} 上的耗时：无法估算（{why.zh if why else '缺少数据'}）。")
     w, u, s = t.wall_hours, t.utilisation, t.scaling
     d_en, d_zh = _days(w.low, w.high)
-    scale_en = f" × {s.low:.0%}–{s.high:.0%} scaling over {'NVLink' if _nvlink(card) else 'PCIe'}" if n > 1 else ""
-    scale_zh = f" × {'NVLink' if _nvlink(card) else 'PCIe'} 扩展效率 {s.low:.0%}–{s.high:.0%}" if n > 1 else ""
+    link_en = link_zh = "NVLink" if _nvlink(card) else "PCIe"
+    if n > MAX_GPUS_PER_MACHINE:   # several machines whose network the question does not state: the TCP band
+        link_en, link_zh = "a network of unstated speed between machines (no RDMA assumed)", "机器间网络（速率未说明，按无 RDMA）"
+    scale_en = f" × {s.low:.0%}–{s.high:.0%} scaling over {link_en}" if n > 1 else ""
+    scale_zh = f" × {link_zh}扩展效率 {s.low:.0%}–{s.high:.0%}" if n > 1 else ""
     if any(x.code == "time_shard_traffic" for x in t.notes):
         link = "NVLink" if _nvlink(card) else "PCIe"
         scale_en += f", plus the sharding's parameter traffic over {link} (none to all of it exposed)"
@@ -141,12 +145,16 @@ def speed_text(fit: Any, card: Any) -> Text | None:
         t0, t1 = got.speed.ttft
         ttft_en = f"; time to first token {t0:.2f}–{t1:.2f} s"
         ttft_zh = f"；首 token 延迟 {t0:.2f}–{t1:.2f} 秒"
+    seq = got.context[1] if got.speed is None else got.speed.prompt + got.speed.output
+    held_en = (f"; the KV cache left on the cards holds about {got.kv_sequences:,} sequences of {seq:,} tokens at once "
+               f"(vLLM gpu_memory_utilization 0.9)")
+    held_zh = f"；卡上剩余显存的 KV cache 可同时容纳约 {got.kv_sequences:,} 条 {seq:,} token 的序列（vLLM gpu_memory_utilization 0.9）"
     return Text(
         en=f" Speed on {on_en}: about {1 / slow:.0f}–{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
-           f"{'s' if n > 1 else ''} at once{agg_en} (context {got.context[0]:,}–{got.context[1]:,} tokens){ttft_en} "
-           f"({basis_en}).",
+           f"{'s' if n > 1 else ''} at once{agg_en} (context {got.context[0]:,}–{got.context[1]:,} tokens){ttft_en}"
+           f"{held_en} ({basis_en}).",
         zh=f"在 {on_zh} 上的速度：同时 {n} 条序列时每条约 {1 / slow:.0f}–{1 / fast:.0f} 个输出 token/秒{agg_zh}"
-           f"（上下文 {got.context[0]:,}–{got.context[1]:,} token）{ttft_zh}（{basis_zh}）。")
+           f"（上下文 {got.context[0]:,}–{got.context[1]:,} token）{ttft_zh}{held_zh}（{basis_zh}）。")
 
 
 __all__ = ["card_cite", "speed_text", "time_text"]

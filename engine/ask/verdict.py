@@ -422,6 +422,15 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
             head = Text(en=f"Yes: {on_en}{tp_en} holds it as asked, {got_en}{tight_en}.",
                         zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}。")
     head = _with_batch(parsed, fit, card, head)
+    if fit.variant is not None and fit.variant.workload.cpu_offload:   # offload: the states live in the machine's RAM
+        from gpu_advisor.memory import estimate_host
+        from gpu_advisor.plan.owned import MAX_GPUS_PER_MACHINE
+
+        per_machine = min(n, MAX_GPUS_PER_MACHINE)
+        ram = estimate_host(fit.variant.workload, per_machine, fit.estimate).ram_gib
+        head = Text(en=f"{head.en} CPU offload needs about {ram:,.0f} GiB of host RAM in each machine of {per_machine} "
+                       "GPUs (the offloaded states, plus the data pipeline).",
+                    zh=f"{head.zh}CPU 卸载需要每台 {per_machine} 卡机器约 {ram:,.0f} GiB 主机内存（卸载的状态加数据流水线）。")
     if fit.shorter is not None:   # the verdict rests on the assumed seq_len: what a shorter one gives
         seq, sv, se, tight_at = fit.shorter
         how = _steps_taken(sv, w)

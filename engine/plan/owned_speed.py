@@ -84,6 +84,7 @@ class OwnedSpeed:
     context: tuple[int, int]    # (low, high) mean context of the decode steps
     step: tuple[float, float]   # seconds of one decode step (fast, slow)
     speed: Speed | None         # with an output length: the closed loop (TTFT, requests/s)
+    kv_sequences: int = 1       # sequences of seq_len tokens the KV cache left on the cards holds at once
 
 
 def owned_speed(fit: OwnedFit, card: Any) -> OwnedSpeed | None:
@@ -100,10 +101,14 @@ def owned_speed(fit: OwnedFit, card: Any) -> OwnedSpeed | None:
     original = job.original
     n = max(1, int(original.concurrent_users or original.batch_size_per_gpu or job.batch))
     out = job.workload.output_tokens
+    from gpu_advisor.plan.serving import _kv_sequences   # vLLM's KV budget, as the cloud's serving plan counts it
+
+    held = _kv_sequences(c, seq)  # type: ignore[arg-type]
     if out and out < seq:
         speed = closed_loop(replica, n, seq - out, out)
-        return OwnedSpeed(n, (seq - out, seq - out // 2), speed.step, speed)
-    return OwnedSpeed(n, (seq // 2, seq), (decode_step(replica, n, seq / 2, 0), decode_step(replica, n, seq, 1)), None)
+        return OwnedSpeed(n, (seq - out, seq - out // 2), speed.step, speed, held)
+    return OwnedSpeed(n, (seq // 2, seq), (decode_step(replica, n, seq / 2, 0), decode_step(replica, n, seq, 1)), None,
+                      held)
 
 
 __all__ = ["OnCard", "OwnedSpeed", "catalog_view", "on_card", "owned_speed", "owned_time"]
