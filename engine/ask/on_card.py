@@ -99,7 +99,7 @@ def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
     if n > MAX_GPUS_PER_MACHINE:   # several machines whose network the question does not state: the TCP band
         link_en, link_zh = "a network of unstated speed between machines (no RDMA assumed)", "机器间网络（速率未说明，按无 RDMA）"
     scale_en = f" × {s.low:.0%}–{s.high:.0%} scaling over {link_en}" if n > 1 else ""
-    scale_zh = f" × {link_zh}扩展效率 {s.low:.0%}–{s.high:.0%}" if n > 1 else ""
+    scale_zh = f" × {link_zh}{' ' if link_zh[-1].isascii() else ''}扩展效率 {s.low:.0%}–{s.high:.0%}" if n > 1 else ""
     if any(x.code == "time_shard_traffic" for x in t.notes):
         link = "NVLink" if _nvlink(card) else "PCIe"
         scale_en += f", plus the sharding's parameter traffic over {link} (none to all of it exposed)"
