@@ -59,11 +59,11 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     no answer about a 4090."""
     line = _verdict(parsed, rec)
     off = _off_catalog_gpu(parsed)
+    mine = owned_card(parsed)   # "我家里的台式机有一张4090": the PC is checked by the card it holds
     local = next((u for u in parsed.unused if u.why.en.startswith(("local hardware", "CPU only"))), None)
-    if line is not None and local is not None:   # "Mac M2 上能跑吗": a yes on an A10 is no answer about the Mac
+    if line is not None and local is not None and mine is None:   # "Mac M2 上能跑吗": a yes on an A10 is no answer about the Mac
         return Text(en=f"'{local.matched}' cannot be checked: gpu-advisor sizes Alibaba Cloud GPU instances. On those: {line.en}",
                     zh=f"无法核对“{local.matched}”：gpu-advisor 只估算阿里云 GPU 实例。按阿里云 GPU：{line.zh}")
-    mine = owned_card(parsed)
     if off is None and mine is None:
         return line
     if asks_figure(parsed) and mine is not None:
@@ -307,9 +307,13 @@ def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
         return owned_catalog_gpu(parsed)
     from gpu_advisor.kb.owned_gpus import find_owned_gpu
 
+    text = parsed.text.lower()
     for hint in parsed.hints:
         if hint.kind == "gpu_preference" and (card := find_owned_gpu(hint.matched)) is not None:
-            return card, name
+            at = text.find(hint.matched.lower())
+            # the card's own name where the question wrote it, with what follows ("4090 laptop" is another card)
+            if at < 0 or any(card.pattern.match(text, i) for i in range(at, at + len(hint.matched))):
+                return card, name
     return None
 
 
