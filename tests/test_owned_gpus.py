@@ -173,6 +173,7 @@ def test_an_unstated_sequence_length_that_decides_the_fit_is_tried_shorter():
     ("I have 8x A100 80GB, can I full fine-tune Qwen2.5-7B?", True),
     ("在阿里云上用8张A100 80G全参微调Llama 3.1 8B够吗？", False),    # about the cloud
     ("我们有10万条数据，想用A10微调Qwen2.5-7B，LoRA，需要几张？", False),   # the cue is about the data
+    ("我有个问题：8张A100 80G能全参微调Qwen2.5-72B吗", False),   # the cue ends its own clause
 ])
 def test_a_catalog_gpu_is_the_users_own_only_with_a_cue_just_before_it(q, owned):
     from gpu_advisor.ask.on_card import owned_catalog_gpu

@@ -50,7 +50,7 @@ def owned_catalog_gpu(parsed: Any) -> tuple[Any, str] | None:
         at = text.find(hint.matched.lower()) if hint.kind == "gpu_preference" else -1
         if at < 0:
             continue
-        before = re.split(r"[，。；！？,;!?]", text[max(0, at - OWNED_CUE_WINDOW):at])[-1]
+        before = re.split(r"[，。；！？：,;!?:]", text[max(0, at - OWNED_CUE_WINDOW):at])[-1]
         if cue.search(before) is None:
             continue
         catalog = load_catalog()
