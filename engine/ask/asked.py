@@ -97,7 +97,7 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     # "我想用两张4090微调…多久": the fit and the time on the user's own cards first, then the figure above labelled as the
     # cloud option; a card knowledge/owned_gpus.yaml lacks: the figure is the cloud's, never presented as the card's
     own = _off_catalog_gpu(parsed)
-    on_card = _owned_verdict(parsed, rec, cloud) if owned_card(parsed) is not None else None
+    on_card = _owned_verdict(parsed, rec, cloud, cloud_last=True) if owned_card(parsed) is not None else None
     if on_card is not None:
         return on_card
     if own is None:

@@ -82,7 +82,7 @@ def card_cite(card: Any) -> str:
 
 
 def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
-    """"Time on them: about 35–154 h ..." for a training job that fits the card, or why no time is given."""
+    """"On 2 × RTX 4090 it takes about 35–154 h ..." for a training job that fits the card, or why no time is given."""
     from gpu_advisor.plan.owned_speed import owned_time
 
     t = owned_time(fit, card)
@@ -91,8 +91,8 @@ def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
     n = fit.gpus
     if t.wall_hours is None:
         why = t.missing
-        return Text(en=f" Time on {n} × {card.display_name}: not estimated ({why.en if why else 'no figure'}).",
-                    zh=f"在 {n} 张 {card.display_name} 上的耗时：无法估算（{why.zh if why else '缺少数据'}）。")
+        return Text(en=f" On {n} × {card.display_name} the time is not estimated ({why.en if why else 'no figure'}).",
+                    zh=f"在 {n} 张 {card.display_name} 上的耗时无法估算（{why.zh if why else '缺少数据'}）。")
     w, u, s = t.wall_hours, t.utilisation, t.scaling
     d_en, d_zh = _days(w.low, w.high)
     link_en = link_zh = "NVLink" if _nvlink(card) else "PCIe"
@@ -110,16 +110,16 @@ def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
     tail_en = f"; assumed, not stated: {', '.join(x[0] for x in sized)}" if sized else ""
     tail_zh = f"；未说明，按假设：{'、'.join(x[1] for x in sized)}" if sized else ""
     return Text(
-        en=f" Time on {n} × {card.display_name}: about {_span(w.low, w.high)} wall-clock{d_en}, {_h(w.mid)} at the mid "
+        en=f" On {n} × {card.display_name} it takes about {_span(w.low, w.high)} wall-clock{d_en}, {_h(w.mid)} at the mid "
            f"estimate ({t.total_pflop:,.0f} PFLOP at {t.peak_tflops.low:g} TFLOPS dense BF16 per card × "
            f"{u.low:.0%}–{u.high:.0%} utilisation{scale_en}{off_en}; {card_cite(card)}{tail_en}).",
-        zh=f"在 {n} 张 {card.display_name} 上的耗时：约 {_span(w.low, w.high)}{d_zh}，中间估计 {_h(w.mid)}"
+        zh=f"在 {n} 张 {card.display_name} 上的耗时约 {_span(w.low, w.high)}{d_zh}，中间估计 {_h(w.mid)}"
            f"（{t.total_pflop:,.0f} PFLOP，按每卡 BF16 稠密峰值 {t.peak_tflops.low:g} TFLOPS × 利用率 {u.low:.0%}–{u.high:.0%}"
            f"{scale_zh}{off_zh}；{card_cite(card)}{tail_zh}）。")
 
 
 def speed_text(fit: Any, card: Any) -> Text | None:
-    """"Speed on it: about 33–50 output tokens/s per sequence ..." for a serving job that fits the card."""
+    """"On 1 × RTX 4090, about 33–50 output tokens/s per sequence ..." for a serving job that fits the card."""
     from gpu_advisor.costing.decode import DECODE_HBM
     from gpu_advisor.plan.owned_speed import owned_speed
 
@@ -129,8 +129,8 @@ def speed_text(fit: Any, card: Any) -> Text | None:
                                 ("dense BF16 peak", _peak(card))) if not v]
         if fit.job is not None and fit.job.workload.task.value == "inference" and fit.variant is not None and lacks:
             zh = "、".join({"memory bandwidth": "显存带宽", "dense BF16 peak": "BF16 稠密峰值"}[x] for x in lacks)
-            return Text(en=f" Speed on {card.display_name}: not derived (no {' or '.join(lacks)} recorded for it).",
-                        zh=f"{card.display_name} 上的速度：无法推算（没有记录它的{' ' if zh[0].isascii() else ''}{zh}）。")
+            return Text(en=f" The serving speed on {card.display_name} is not derived (no {' or '.join(lacks)} recorded for it).",
+                        zh=f"{card.display_name} 上的速度无法推算（没有记录它的{' ' if zh[0].isascii() else ''}{zh}）。")
         return None
     n, (fast, slow) = got.sequences, got.step
     on_en, on_zh = f"{fit.gpus} × {card.display_name}", f"{fit.gpus} 张 {card.display_name}"
@@ -150,10 +150,10 @@ def speed_text(fit: Any, card: Any) -> Text | None:
                f"(vLLM gpu_memory_utilization 0.9)")
     held_zh = f"；卡上剩余显存的 KV cache 可同时容纳约 {got.kv_sequences:,} 条 {seq:,} token 的序列（vLLM gpu_memory_utilization 0.9）"
     return Text(
-        en=f" Speed on {on_en}: about {1 / slow:.0f}–{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
+        en=f" On {on_en}, about {1 / slow:.0f}–{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
            f"{'s' if n > 1 else ''} at once{agg_en} (context {got.context[0]:,}–{got.context[1]:,} tokens){ttft_en}"
            f"{held_en} ({basis_en}).",
-        zh=f"在 {on_zh} 上的速度：同时 {n} 条序列时每条约 {1 / slow:.0f}–{1 / fast:.0f} 个输出 token/秒{agg_zh}"
+        zh=f"在 {on_zh} 上同时 {n} 条序列时每条约 {1 / slow:.0f}–{1 / fast:.0f} 个输出 token/秒{agg_zh}"
            f"（上下文 {got.context[0]:,}–{got.context[1]:,} token）{ttft_zh}{held_zh}（{basis_zh}）。")
 
 

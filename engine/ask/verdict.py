@@ -355,9 +355,10 @@ def _with_batch(parsed: ParsedQuestion, fit: Any, card: Any, head: Text) -> Text
                    f"更大的有效 batch 用梯度累积。")
 
 
-def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text | None:
+def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_last: bool = False) -> Text | None:
     """The memory verdict on the card the user named (not sold by Alibaba), then the catalog's verdict labelled as
-    the cloud option. None when the card is not in knowledge/owned_gpus.yaml or the job cannot be rebuilt."""
+    the cloud option (``cloud_last``: on a line of its own after the time / speed on the card). None when the card is
+    not in knowledge/owned_gpus.yaml or the job cannot be rebuilt."""
     found = owned_card(parsed)
     if found is None or rec is None or getattr(rec, "workload", None) is None:
         return None
@@ -479,4 +480,7 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
     if cloud is None:   # not a yes / no question: the recommendation below is the cloud's
         return Text(en=f"{head.en}{src.en} Below: the {label.en[0].lower()}{label.en[1:]}.{more_en}",
                     zh=f"{head.zh}{src.zh}下面是{label.zh}。{more_zh}")
+    if cloud_last and extra is not None:   # "多久": the fit, the time on the card, then the cloud's figure, one line each
+        return Text(en=f"{head.en}{src.en}{more_en}{LEAD_BREAK}{label.en}: {cloud.en}",
+                    zh=f"{head.zh}{src.zh}{more_zh}{LEAD_BREAK}{label.zh}：{cloud.zh}")
     return Text(en=f"{head.en}{src.en} {label.en}: {cloud.en}{more_en}", zh=f"{head.zh}{src.zh}{label.zh}：{cloud.zh}{more_zh}")
