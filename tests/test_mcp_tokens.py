@@ -39,6 +39,9 @@ CALLS = [
     # the ask tool's own lines counted against the budget (h13-desk)
     ("ask", {"question": "gn8is 和 gn7e 哪个适合训练？"}),
     ("ask", {"question": "A10 和 L20 差别大吗？部署 Qwen2.5-14B 用哪个？"}),
+    # the user's own cards: the fit and the time on them, then the cloud option (the longest lead the advisor writes)
+    ("ask", {"question": "我想用两张4090微调Qwen3-8B，LoRA，多久能训完10万条数据？"}),
+    ("ask", {"question": "I rent 4x RTX 4090 elsewhere, how long would LoRA fine-tuning Qwen2.5-32B on 30k samples take?"}),
 ]
 
 

@@ -101,3 +101,98 @@ def test_a_bigger_card_never_needs_a_later_step():
         fit = fit_owned(asked, _card(mem))
         steps.append((fit.alternative is not None, fit.variant.step if fit.variant else 99))
     assert steps == sorted(steps, reverse=True)
+
+
+# --- the time and the serving speed on the card (plan/owned_speed.py) ---------------------------------------------
+
+def test_cards_with_a_peak_cite_where_it_comes_from():
+    for g in owned_gpus():
+        if g.dense_bf16_tflops is not None or g.memory_bandwidth_gb_s is not None:
+            text = g.throughput_source or g.source
+            assert re.search(r"[\w-]+\.(?:com|ai|org|io)/\S", text), g.id   # an address to check the figures at
+
+
+def test_the_time_on_the_card_is_the_catalogs_time_model_on_its_peak():
+    from gpu_advisor.costing.basis import SCALING_PCIE, UTILISATION
+    from gpu_advisor.plan.owned_speed import owned_time
+
+    card = find_owned_gpu("RTX 4090")
+    asked = workload_from_dict({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "lora", "num_gpus": 1,
+                                "num_samples": 20000, "epochs": 1, "seq_len": 1024})
+    fit = fit_owned(asked, card)
+    t = owned_time(fit, card)
+    assert t.peak_tflops.low == card.dense_bf16_tflops == 165.2
+    assert (t.utilisation.low, t.utilisation.high) == (UTILISATION["llm"].low, UTILISATION["llm"].high)
+    # 4N FLOPs per token (LoRA) x 4/3 recompute x 2e4 x 1024 tokens, at the card's peak and the LLM band (one GPU)
+    params = fit.estimate.profile.params_billion * 1e9
+    flops = 4 * params * 2e4 * 1024 * 4 / 3
+    assert t.total_pflop * 1e15 == pytest.approx(flops, rel=0.08)   # causal attention adds a few per cent
+    assert t.wall_hours.low == pytest.approx(t.total_pflop * 1e15 / (165.2e12 * UTILISATION["llm"].high) / 3600)
+    two = owned_time(fit_owned(asked.model_copy(update={"num_gpus": 2}), card), card)
+    assert (two.scaling.low, two.scaling.high) == (SCALING_PCIE.low, SCALING_PCIE.high)   # PCIe: no NVLink stated
+
+
+def test_a_card_without_a_peak_gets_no_time_and_says_why():
+    from gpu_advisor.plan.owned_speed import owned_time
+
+    card = find_owned_gpu("H20")
+    assert card.dense_bf16_tflops is None
+    fit = fit_owned(workload_from_dict({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "lora",
+                                        "num_samples": 1000}), card)
+    t = owned_time(fit, card)
+    assert t.wall_hours is None and t.missing is not None
+
+
+def test_the_serving_speed_on_the_card_is_bandwidth_bound():
+    from gpu_advisor.costing.decode import DECODE_HBM
+    from gpu_advisor.memory.core import GIB
+    from gpu_advisor.plan.owned_speed import owned_speed
+
+    card = find_owned_gpu("RTX 4090")
+    fit = fit_owned(workload_from_dict({"task": "inference", "model": "Qwen2.5-7B", "num_gpus": 1}), card)
+    got = owned_speed(fit, card)
+    weights = fit.estimate.breakdown["weights"] * GIB
+    # one sequence: at least the weights are read every step, at most at the fast end of the band
+    assert got.step[0] >= weights / (card.memory_bandwidth_gb_s * 1e9 * DECODE_HBM.high)
+    assert 1 / got.step[1] < 1 / got.step[0] < card.memory_bandwidth_gb_s * 1e9 / weights
+
+
+def test_an_unstated_sequence_length_that_decides_the_fit_is_tried_shorter():
+    card = find_owned_gpu("RTX 3090")
+    unstated = fit_owned(workload_from_dict({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora",
+                                             "num_gpus": 2}), card)
+    assert unstated.shorter is not None and unstated.shorter[0] < unstated.workload.seq_len
+    stated = fit_owned(workload_from_dict({"task": "llm_finetune", "model": "Llama 3.1 8B", "finetune_method": "lora",
+                                           "num_gpus": 2, "seq_len": 2048}), card)
+    assert stated.shorter is None   # the user's own length is never second-guessed
+
+
+@pytest.mark.parametrize("q, owned", [
+    ("我们有8张A100 80G，全参微调Llama 3.1 8B够吗？", True),
+    ("服务器是8卡A800，全参微调Qwen2.5-72B够吗？", True),
+    ("I have 8x A100 80GB, can I full fine-tune Qwen2.5-7B?", True),
+    ("在阿里云上用8张A100 80G全参微调Llama 3.1 8B够吗？", False),    # about the cloud
+    ("我们有10万条数据，想用A10微调Qwen2.5-7B，LoRA，需要几张？", False),   # the cue is about the data
+    ("我有个问题：8张A100 80G能全参微调Qwen2.5-72B吗", False),   # the cue ends its own clause
+])
+def test_a_catalog_gpu_is_the_users_own_only_with_a_cue_just_before_it(q, owned):
+    from gpu_advisor.ask.on_card import owned_catalog_gpu
+    from gpu_advisor.ask.parser import parse_question
+
+    assert (owned_catalog_gpu(parse_question(q)) is not None) is owned
+
+
+def test_the_largest_micro_batch_is_the_last_that_passes_the_planning_fit():
+    from gpu_advisor.plan.owned import largest_batch
+    from gpu_advisor.plan.planner import _fits
+
+    card = find_owned_gpu("RTX 4090")
+    fit = fit_owned(workload_from_dict({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "lora",
+                                        "seq_len": 512}), card)
+    b, e = largest_batch(fit, card)
+    assert b >= 1 and _fits(e, card, strict=True)
+    bigger = estimate_memory(fit.variant.workload.model_copy(update={"batch_size_per_gpu": b + 1}))
+    assert not _fits(bigger, card, strict=True)
+    stated = fit_owned(workload_from_dict({"task": "llm_finetune", "model": "Qwen2.5-7B", "finetune_method": "lora",
+                                           "seq_len": 512, "batch_size_per_gpu": 1}), card)
+    assert largest_batch(stated, card) is None   # a stated batch is the user's

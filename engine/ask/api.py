@@ -45,6 +45,17 @@ def unresolved_error(parsed: ParsedQuestion, fields: dict[str, Any]) -> UnknownM
     return None
 
 
+def _lines(t: Any) -> list[Any]:
+    """A lead Text that holds several lines (verdict.LEAD_BREAK in both languages) as one Text per line."""
+    from gpu_advisor.ask.verdict import LEAD_BREAK
+    from gpu_advisor.util.i18n import Text
+
+    en, zh = t.en.split(LEAD_BREAK), t.zh.split(LEAD_BREAK)
+    if len(en) == 1 or len(en) != len(zh):
+        return [t]
+    return [Text(en=e, zh=z) for e, z in zip(en, zh)]
+
+
 def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
     """Run the advisor on the fields. A model or backbone name the knowledge base does not know is never dropped
     or replaced by the task's typical one: the UnknownModelError (with the closest known names) goes to the caller,
@@ -74,6 +85,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale_out_line(parsed, fields, rec, plan_on)) if t]
+    lines = [part for t in lines for part in _lines(t)]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]

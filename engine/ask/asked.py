@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpu_advisor.ask.parsed import ParsedQuestion
-from gpu_advisor.ask.verdict import _job_size_defaults, _money, _off_catalog_gpu, _range
+from gpu_advisor.ask.verdict import _job_size_defaults, _money, _off_catalog_gpu, _owned_verdict, _range, owned_card
 from gpu_advisor.util.i18n import Text
 
 
@@ -93,12 +93,17 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     sized = _job_size_defaults(rec)
     tail_en = f" (assumed, not stated: {', '.join(s[0] for s in sized)})" if sized else ""
     tail_zh = f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）" if sized else ""
-    # "我有4张4090，…要多久": the figure is the cloud option's, never presented as the user's own card's
+    cloud = Text(en=f"On {what_en}: {'; '.join(en)}{tail_en}.", zh=f"按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
+    # "我想用两张4090微调…多久": the fit and the time on the user's own cards first, then the figure above labelled as the
+    # cloud option; a card knowledge/owned_gpus.yaml lacks: the figure is the cloud's, never presented as the card's
     own = _off_catalog_gpu(parsed)
-    own_en = f"{own} is not an Alibaba Cloud GPU, so its time is not estimated here. " if own else ""
-    own_zh = f"{own} 不是阿里云的 GPU，此处不估算它的耗时。" if own else ""
-    return Text(en=f"{own_en}On {what_en}: {'; '.join(en)}{tail_en}.",
-                zh=f"{own_zh}按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
+    on_card = _owned_verdict(parsed, rec, cloud, cloud_last=True) if owned_card(parsed) is not None else None
+    if on_card is not None:
+        return on_card
+    if own is None:
+        return cloud
+    return Text(en=f"{own} is not an Alibaba Cloud GPU, so its time is not estimated here. {cloud.en}",
+                zh=f"{own} 不是阿里云的 GPU，此处不估算它的耗时。{cloud.zh}")
 
 
 def memory_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_on: Any) -> Text | None:

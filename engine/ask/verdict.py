@@ -58,19 +58,35 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     GPU the catalog does not sell by name gets the verdict on the catalog's cards, said as such: a "yes" on an A10 is
     no answer about a 4090."""
     line = _verdict(parsed, rec)
-    off = _off_catalog_gpu(parsed) if line is not None else None
+    off = _off_catalog_gpu(parsed)
+    mine = owned_card(parsed)   # "我家里的台式机有一张4090": the PC is checked by the card it holds
     local = next((u for u in parsed.unused if u.why.en.startswith(("local hardware", "CPU only"))), None)
-    if line is not None and local is not None:   # "Mac M2 上能跑吗": a yes on an A10 is no answer about the Mac
+    if line is not None and local is not None and mine is None:   # "Mac M2 上能跑吗": a yes on an A10 is no answer about the Mac
         return Text(en=f"'{local.matched}' cannot be checked: gpu-advisor sizes Alibaba Cloud GPU instances. On those: {line.en}",
                     zh=f"无法核对“{local.matched}”：gpu-advisor 只估算阿里云 GPU 实例。按阿里云 GPU：{line.zh}")
-    if line is None or off is None:
+    if off is None and mine is None:
         return line
+    if asks_figure(parsed) and mine is not None:
+        return None   # "两张4090…多久": the time question's line (ask/asked.py) answers on the card, then the cloud
+    # "我有4张4090能跑72B吗": the verdict on the 4090's memory first, then the cloud option; a question that is no
+    # yes / no ("用一张4090部署…每秒能出多少token") gets the fit and the speed on the card all the same
     owned = _owned_verdict(parsed, rec, line)
-    if owned is not None:   # "我有4张4090能跑72B吗": the verdict on the 4090's memory first, then the cloud option
-        return owned
+    if owned is not None or line is None or off is None:
+        return owned or line
     return Text(en=f"{off} cannot be checked: it is not sold under that name in Alibaba Cloud's catalog. On the "
                    f"catalog's GPUs: {line.en}",
                 zh=f"无法核对 {off}：阿里云目录中没有以此命名的 GPU。按目录中的 GPU：{line.zh}")
+
+
+LEAD_BREAK = "\n"   # inside a verdict: the start of the answer's next line (ask/api.py splits there)
+
+
+def asks_figure(parsed: ParsedQuestion) -> bool:
+    """A "how long" / "how much" question (the lexicon's time_question / cost_question)."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    kw = load_lexicon().keywords
+    return any(p is not None and p.search(parsed.text) for p in (kw.get("time_question"), kw.get("cost_question")))
 
 
 def _hours(h: float) -> str:
@@ -285,13 +301,19 @@ def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
     """(the card of knowledge/owned_gpus.yaml, the name as the question wrote it) for a GPU the question names that
     the catalog does not resolve ("4张4090", "my RTX 3090", "单张 H20"), or None. A catalog GPU's name always wins."""
     name = _off_catalog_gpu(parsed)
-    if name is None:
-        return None
+    if name is None:   # "我们有8张A100…": a GPU the catalog sells, said to be the user's own (ask/on_card.py)
+        from gpu_advisor.ask.on_card import owned_catalog_gpu
+
+        return owned_catalog_gpu(parsed)
     from gpu_advisor.kb.owned_gpus import find_owned_gpu
 
+    text = parsed.text.lower()
     for hint in parsed.hints:
         if hint.kind == "gpu_preference" and (card := find_owned_gpu(hint.matched)) is not None:
-            return card, name
+            at = text.find(hint.matched.lower())
+            # the card's own name where the question wrote it, with what follows ("4090 laptop" is another card)
+            if at < 0 or any(card.pattern.match(text, i) for i in range(at, at + len(hint.matched))):
+                return card, name
     return None
 
 
@@ -317,9 +339,26 @@ def _steps_taken(v: Any, base: Any) -> list[Text]:
     return [texts[s] for s in sorted(applied) if applied[s]]
 
 
-def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text | None:
+def _with_batch(parsed: ParsedQuestion, fit: Any, card: Any, head: Text) -> Text:
+    """"What batch size can I use on my 3090?": the largest micro-batch per GPU that fits the card (plan/owned.py)."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+    from gpu_advisor.plan.owned import largest_batch, planning_gib
+
+    asked = load_lexicon().keywords.get("batch_question")
+    got = largest_batch(fit, card) if asked is not None and asked.search(parsed.text) else None
+    if got is None:
+        return head
+    b, e = got
+    return Text(en=f"{head.en} Largest micro-batch per GPU that fits this way: {b} (about {e.device_total_gib:.1f} GiB, "
+                   f"planning estimate {planning_gib(e):.1f} GiB); a larger effective batch comes from gradient accumulation.",
+                zh=f"{head.zh}按此方式每卡最大微批为 {b}（每卡约 {e.device_total_gib:.1f} GiB，规划估计 {planning_gib(e):.1f} GiB）；"
+                   f"更大的有效 batch 用梯度累积。")
+
+
+def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_last: bool = False) -> Text | None:
     """The memory verdict on the card the user named (not sold by Alibaba), then the catalog's verdict labelled as
-    the cloud option. None when the card is not in knowledge/owned_gpus.yaml or the job cannot be rebuilt."""
+    the cloud option (``cloud_last``: on a line of its own after the time / speed on the card). None when the card is
+    not in knowledge/owned_gpus.yaml or the job cannot be rebuilt."""
     found = owned_card(parsed)
     if found is None or rec is None or getattr(rec, "workload", None) is None:
         return None
@@ -387,6 +426,28 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
             tp_zh = "（张量并行）" if n > 1 and w.task.value == "inference" else ""
             head = Text(en=f"Yes: {on_en}{tp_en} holds it as asked, {got_en}{tight_en}.",
                         zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}。")
+    head = _with_batch(parsed, fit, card, head)
+    if fit.variant is not None and fit.variant.workload.cpu_offload:   # offload: the states live in the machine's RAM
+        from gpu_advisor.memory import estimate_host
+        from gpu_advisor.plan.owned import MAX_GPUS_PER_MACHINE
+
+        per_machine = min(n, MAX_GPUS_PER_MACHINE)
+        ram = estimate_host(fit.variant.workload, per_machine, fit.estimate).ram_gib
+        head = Text(en=f"{head.en} CPU offload needs about {ram:,.0f} GiB of host RAM in each machine of {per_machine} "
+                       "GPUs (the offloaded states, plus the data pipeline).",
+                    zh=f"{head.zh}CPU 卸载需要每台 {per_machine} 卡机器约 {ram:,.0f} GiB 主机内存（卸载的状态加数据流水线）。")
+    if fit.shorter is not None:   # the verdict rests on the assumed seq_len: what a shorter one gives
+        seq, sv, se, tight_at = fit.shorter
+        how = _steps_taken(sv, w)
+        how_en = f" with {', '.join(x.en for x in how)}" if how else " as asked"
+        how_zh = f"采取 {'、'.join(x.zh for x in how)} 后" if how else "按所述方式"
+        only_en = " only at the central estimate" if tight_at else ""
+        only_zh = "只有中心估计" if tight_at else ""
+        head = Text(en=f"{head.en} At {seq:,} tokens a sample (the {w.seq_len:,} above is assumed, not stated) it fits"
+                       f"{how_en}{only_en}: about {se.device_total_gib:.1f} GiB per GPU (planning estimate "
+                       f"{planning_gib(se):.1f} GiB).",
+                    zh=f"{head.zh}若每个样本 {seq:,} token（上面的 {w.seq_len:,} 为假设，未说明），{how_zh}{only_zh}可以放下：每卡约 "
+                       f"{se.device_total_gib:.1f} GiB（规划估计 {planning_gib(se):.1f} GiB）。")
     if fit.tight and fit.alternative is None and head.en.startswith("Yes"):
         # only the central estimate fits: not a yes at the planning estimate the planner holds the catalog to
         head = Text(en="Borderline" + head.en[3:], zh="勉强" + head.zh)
@@ -394,11 +455,32 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None) -> Text
         method = getattr(w.finetune_method, "value", w.finetune_method) or "full"
         head = Text(en=f"{head.en} (Method not stated: sized as a {method} fine-tune.)",
                     zh=f"{head.zh}（未说明微调方式：按{ {'full': '全参', 'lora': 'LoRA', 'qlora': 'QLoRA'}.get(method, method)}微调估算。）")
+    extra = None
+    if fit.variant is not None:   # the time or the serving speed on the card, for the step that fits it
+        from gpu_advisor.ask.on_card import speed_text, time_text
+
+        sized_job = parsed.stated() & {"num_samples", "dataset_size_gb", "epochs", "training_tokens_billion"} \
+            or asks_figure(parsed)
+        extra = speed_text(fit, card) if w.task.value == "inference" else (
+            time_text(fit, card, _job_size_defaults(rec)) if sized_job else None)
     cite = next(iter(re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./-]*", card.source)), "knowledge/owned_gpus.yaml")
+    sold = getattr(card, "named_by_alibaba", None) is not None   # a catalog GPU the user has: Alibaba sells it too
     src = Text(en=f" ({card.display_name}: {mem:g} GB, {cite}, as of {card.as_of}; your card, not an Alibaba Cloud "
                   f"offering.)",
                zh=f"（{card.display_name}：{mem:g} GB，{cite}，截至 {card.as_of}；这是您的卡，不是阿里云的产品。）")
-    if cloud is None:
-        return Text(en=head.en + src.en, zh=head.zh + src.zh)
-    return Text(en=f"{head.en}{src.en} Cloud option on Alibaba ({name} is not in its catalog): {cloud.en}",
-                zh=f"{head.zh}{src.zh}阿里云上的方案（阿里云目录中没有 {name}）：{cloud.zh}")
+    if sold:
+        src = Text(en=f" (Sized on your own {n} × {card.display_name}.)",
+                   zh=f"（按您自有的 {n} 张 {card.display_name} 估算。）")
+    label = Text(en=f"Cloud option on Alibaba ({name} is not in its catalog)", zh=f"阿里云上的方案（阿里云目录中没有 {name}）")
+    if sold:
+        label = Text(en="Cloud option on Alibaba", zh="阿里云上的方案")
+    # the time / speed on the card is a line of its own (LEAD_BREAK: the answer's next line), so that a brief that
+    # shortens each line keeps its figure
+    more_en, more_zh = (LEAD_BREAK + extra.en.strip(), LEAD_BREAK + extra.zh) if extra is not None else ("", "")
+    if cloud is None:   # not a yes / no question: the recommendation below is the cloud's
+        return Text(en=f"{head.en}{src.en} Below: the {label.en[0].lower()}{label.en[1:]}.{more_en}",
+                    zh=f"{head.zh}{src.zh}下面是{label.zh}。{more_zh}")
+    if cloud_last and extra is not None:   # "多久": the fit, the time on the card, then the cloud's figure, one line each
+        return Text(en=f"{head.en}{src.en}{more_en}{LEAD_BREAK}{label.en}: {cloud.en}",
+                    zh=f"{head.zh}{src.zh}{more_zh}{LEAD_BREAK}{label.zh}：{cloud.zh}")
+    return Text(en=f"{head.en}{src.en} {label.en}: {cloud.en}{more_en}", zh=f"{head.zh}{src.zh}{label.zh}：{cloud.zh}{more_zh}")

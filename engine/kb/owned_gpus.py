@@ -1,6 +1,6 @@
 """GPUs people own or name that Alibaba's catalog does not sell by that name (knowledge/owned_gpus.yaml): the card's
-memory and BF16 support, with the source of each figure. Only a yes/no verdict on the named card reads them
-(plan/owned.py); they are never an Alibaba offering."""
+memory and BF16 support, with the source of each figure. The verdict on the named card reads them (plan/owned.py), and
+its time and serving speed (plan/owned_speed.py); they are never an Alibaba offering."""
 
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ class OwnedGPU:
     as_of: str
     memory_bandwidth_gb_s: float | None = None
     dense_bf16_tflops: float | None = None
+    architecture: str | None = None
+    nvlink_gb_s: float | None = None          # NVLink total of the board; None: the cards talk over PCIe
+    throughput_source: str | None = None      # where bandwidth and TFLOPS come from, when not in ``source``
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -56,7 +59,9 @@ def _entry(i: int, row: object) -> OwnedGPU:
     return OwnedGPU(id=str(row["id"]), display_name=str(row["display_name"]), names=names, memory_gb=float(mem),
                     supports_bf16=bool(row["supports_bf16"]), source=str(row["source"]), as_of=str(row["as_of"]),
                     memory_bandwidth_gb_s=row.get("memory_bandwidth_gb_s"),
-                    dense_bf16_tflops=row.get("dense_bf16_tflops"))
+                    dense_bf16_tflops=row.get("dense_bf16_tflops"), nvlink_gb_s=row.get("nvlink_gb_s"),
+                    architecture=row.get("architecture"),
+                    throughput_source=row.get("throughput_source"))
 
 
 @lru_cache(maxsize=1)
