@@ -80,8 +80,8 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     together = colocated_line(parsed, rec) or draft_line(parsed, rec)   # both models, not the first one alone
     lines = [t for t in (capacity_line(parsed, fields, rec, plan_on), memory_line(parsed, fields, rec, plan_on),
-                         savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), count_line(parsed, rec),
-                         concurrency_line(parsed, rec), together or verdict(parsed, rec),
+                         savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), together,
+                         count_line(parsed, rec), concurrency_line(parsed, rec), None if together else verdict(parsed, rec),
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale_out_line(parsed, fields, rec, plan_on)) if t]
