@@ -237,6 +237,8 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
     want_en = " × ".join(x for x in (str(gpus) if gpus else "", preference or "") if x) or "it"
     want_zh = " ".join(x for x in (f"{gpus} 张" if gpus else "", preference or "") if x) or "它"
+    if gpus and not preference:   # "8 does not hold": the count alone is said with its unit
+        want_en, want_zh = f"{gpus} GPU{'s' if gpus > 1 else ''}", f"{gpus} 张卡"
     if inst is None:
         return Text(en="No: no GPU instance in the catalog holds this job as asked (see why below).",
                     zh="不行：目录中没有能按所述配置放下此作业的 GPU 实例（原因见下）。")
@@ -249,7 +251,8 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                        f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
                     zh=f"会：{want_zh} 按所述配置会爆显存；{what_zh} 放得下（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
     if not (kept_gpus and kept_model):
-        return Text(en=f"No: {want_en} does not hold this job as asked; {what_en} does "
+        verb = "do" if gpus and gpus > 1 and not preference else "does"
+        return Text(en=f"No: {want_en} {verb} not hold this job as asked; {what_en} does "
                        f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
                     zh=f"不行：{want_zh} 按所述配置放不下此作业；{what_zh} 可以（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
     needs = inst.mitigations
