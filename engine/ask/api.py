@@ -53,10 +53,14 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     refusal = unresolved_error(parsed, fields)
     if refusal is not None:
         raise refusal
+    from gpu_advisor.ask.alignment import offline_line, online_refusal
+
+    if fields.get("task") != "inference" and (refusal := online_refusal(parsed.alignment, fields)) is not None:
+        raise refusal   # an RL loop with rollouts: its resident states, derived, and what to ask instead
     rec = _recommend(validate_fields(fields), lang)
     if not hasattr(rec, "lead"):
         return rec
-    from gpu_advisor.ask.asked import asked_line
+    from gpu_advisor.ask.asked import asked_line, window_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line
 
     def plan_on(f: dict[str, Any]) -> Any:
@@ -65,6 +69,10 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     lines = [t for t in (asked_line(parsed, rec), verdict(parsed, rec), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on)) if t]
+    if (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
+        lines.append(window)
+    if (pref := offline_line(parsed.alignment, rec)) is not None:   # DPO / KTO / ORPO: what the method adds
+        lines.insert(1 if lines and pref[1] else 0, pref[0])   # first when it no longer fits the lead
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]

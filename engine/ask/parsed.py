@@ -60,6 +60,7 @@ class ParsedQuestion(BaseModel):
     # model names the knowledge base does not know: (name, kind llm|vision, closest known names)
     unresolved: list[tuple[str, str, list[str]]] = Field(default_factory=list)
     other_language: bool = False
+    alignment: str | None = Field(None, description="a preference / RL method the question names (lexicon alignment)")
     yes_no: bool = Field(False, description="a yes/no question ('单卡够吗？', 'Can I ... on one A10?'): the verdict leads")
 
     def stated(self) -> set[str]:

@@ -202,7 +202,7 @@ def parse_question(text: str) -> ParsedQuestion:
     unresolved = [_unresolved_entry(u, s.text) for u in s.unresolved]
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
-                          other_language=other_language(text),
+                          other_language=other_language(text), alignment=s.fields.get("_alignment"),
                           yes_no=load_lexicon().keywords["yes_no"].search(s.text) is not None)
 
 
