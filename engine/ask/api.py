@@ -69,6 +69,10 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     lines = [t for t in (asked_line(parsed, rec), verdict(parsed, rec), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on)) if t]
+    from gpu_advisor.ask.network import no_rdma_line
+
+    if (net := no_rdma_line(parsed, rec)) is not None:   # "没有RDMA": what that means for this job, after the verdict
+        lines.insert(1 if lines else 0, net)
     if (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
         lines.append(window)
     if (pref := offline_line(parsed.alignment, rec)) is not None:   # DPO / KTO / ORPO: what the method adds

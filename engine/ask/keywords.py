@@ -258,6 +258,9 @@ def extract_peft_other(s: Scanner) -> None:
 
 def extract_flags(s: Scanner, lex: Lexicon) -> None:
     kw = lex.keywords
+    if m := s.first(kw["no_rdma"]):   # "没有RDMA": said back with the answer's inter-node verdict (ask/network.py)
+        s.hint("no_rdma", m, "Your machines have no RDMA: the answer says what that means for this job over TCP.",
+               "你的机器没有 RDMA：答案会说明本作业走 TCP 的影响。")
     no, yes = s.first(kw["interruptible_no"]), s.first(kw["interruptible_yes"])
     if no:
         s.set("interruptible", False, no)
