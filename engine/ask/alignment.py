@@ -100,27 +100,30 @@ def online_refusal(method: str | None, fields: dict[str, Any]) -> WorkloadError 
         per100 = kv * seq * 100 / GIB
         kv_en = f" and the rollouts' KV cache of {kv / 1024:,.0f} KiB per token ({per100:.1f} GiB per 100 sequences of {seq:,} tokens in flight)"
         kv_zh = f"与 rollout 的 KV 缓存：每 token {kv / 1024:,.0f} KiB，每 100 条 {seq:,} token 的并发序列 {per100:.1f} GiB"
-    name = prof.display
+    name = str(fields.get("model") or prof.display)
+    squash = name.replace(" ", "").replace("-", "").lower()
+    same = prof.display.replace(" ", "").replace("-", "").lower() in squash
+    shape_en = "" if same else f" (sized with the {prof.display} shape)"
+    shape_zh = "" if same else f"（按 {prof.display} 的结构估算）"
     no_rm_en = "" if entry.extra.get("reward_model") else "; rule-based rewards (math, code) need no reward model"
     no_rm_zh = "" if entry.extra.get("reward_model") else "；规则奖励（数学、代码）无需奖励模型"
     label = {"full": "", "lora": "LoRA", "qlora": "QLoRA"}.get(ft, ft)
     sft_zh = f"{label + ' 微调' if label else '全参微调'} {name}，8 卡"
     sft_en = f"{label + ' fine-tune' if label else 'full fine-tune'} {name} on 8 GPUs"
-    en = (f"{entry.value} on {name}: gpu-advisor sizes supervised training and serving, not an RL loop in which the "
+    en = (f"{entry.value} on {name}{shape_en}: gpu-advisor sizes supervised training and serving, not an RL loop in which the "
           "policy generates rollouts while it trains, so it gives no instance type or time for it. What stays "
           f"resident, from first principles ({'full fine-tuning' if ft == 'full' else ft}): {'; '.join(parts_en)}{no_rm_en}: {_gib(total)} GiB in all, so at "
           f"least {cards} GPU(s) of {CARD_GB} GB sharded with FSDP / ZeRO-3, before activations{kv_en}. Reference "
           f"layouts: {SRC_VERL.en}; {SRC_OPENRLHF.en}. Generation takes most of the time, so 6 x params x tokens does not "
           f"give it. To size the parts, ask for the training side ('{sft_en}') and add the models above, and ask "
           f"for serving {name} for the rollout engine ('serve {name}, 64 concurrent, output {seq} tokens').")
-    zh = (f"{name} 的 {entry.value} 训练：gpu-advisor 估算监督训练与推理服务，不估算训练中由策略模型在线生成 rollout 的"
+    zh = (f"{name}{shape_zh} 的 {entry.value} 训练：gpu-advisor 估算监督训练与推理服务，不估算训练中由策略模型在线生成 rollout 的"
           "强化学习循环，因此不给出实例规格与耗时。按第一性原理，常驻显存的有"
           f"（{'全参训练' if ft == 'full' else ft}）：{'；'.join(parts_zh)}{no_rm_zh}：合计 {_gib(total)} GiB，即用 FSDP / ZeRO-3 分片时至少 {cards} 张 "
           f"{CARD_GB} GB 的卡（未计激活{kv_zh}）。参考布局：{SRC_VERL.zh}；{SRC_OPENRLHF.zh}。耗时主要在生成阶段，不能按 6 × 参数 × token "
           f"估算。如需分别估算：训练部分请问“{sft_zh}”并加上上述模型；rollout 引擎请按推理服务问"
           f"“部署 {name}，64 并发，输出 {seq} token”。")
-    serve_en = f"serve {name}, 64 concurrent, output {seq} tokens"
-    return WorkloadError(en, zh, field="finetune_method", suggestions=[sft_en, serve_en])
+    return WorkloadError(en, zh, field="finetune_method")
 
 
 def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
@@ -162,11 +165,12 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
                      "（TRL precompute_ref_log_probs=True）或 LoRA"))
     unit_en = "pair" if seqs > 1 else "example"
     unit_zh = "对" if seqs > 1 else "条"
+    name = str(rec.workload.get("model") or prof.display)
+    ref_en = ", plus the reference forward, 2N FLOPs per token" if entry.extra.get("reference") else ""
+    ref_zh = "，外加参考模型前向，每 token 2N FLOPs" if entry.extra.get("reference") else ""
     return Text(
-        en=f"{entry.value} is sized as supervised fine-tuning of {prof.display}, plus what it keeps besides: "
-           f"{'; '.join(what_en)}: {verdict_en}. Compute per {unit_en} is about {factor:.1f}x a supervised sample's "
-           f"({seqs} sequence(s){', plus the reference forward, 2N FLOPs per token' if entry.extra.get('reference') else ''}); "
-           "the time figures below count one supervised sequence per sample.",
-        zh=f"{entry.value} 按 {prof.display} 的监督微调估算，另加它额外常驻的部分：{'；'.join(what_zh)}：{verdict_zh}。"
-           f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列"
-           f"{'，外加参考模型前向，每 token 2N FLOPs' if entry.extra.get('reference') else ''}）；下面的耗时按每个样本一条监督序列计。"), fits
+        en=f"{entry.value} on {name}, beyond supervised fine-tuning: {verdict_en}. It keeps {'; '.join(what_en)}. "
+           f"Compute per {unit_en} is about {factor:.1f}x a supervised sample's ({seqs} sequence(s){ref_en}); the "
+           "time figures below count one supervised sequence per sample.",
+        zh=f"{name} 的 {entry.value}（在监督微调之上）：{verdict_zh}。另需：{'；'.join(what_zh)}。"
+           f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列{ref_zh}）；下面的耗时按每个样本一条监督序列计。"), fits
