@@ -528,6 +528,19 @@ def hyper_parameter(s: Scanner, m: re.Match[str]) -> None:
                   "训练或采样超参数：不影响作业所需的显存与 GPU")
 
 
+def grad_accumulation(s: Scanner, m: re.Match[str]) -> None:
+    """"gradient accumulation 8", "梯度累积 8 步", "gradient_accumulation_steps=8": said back, it sizes nothing. Memory is
+    per micro-batch and the time counts the samples, not the optimizer steps; the global batch is micro-batch x this
+    x GPUs."""
+    s.claim(m)
+    k = _int(m)
+    s.note_unused(m.group(0), f"gradient accumulation over {k} micro-steps: it sets the global batch (micro-batch x {k} x "
+                  "GPUs), not the memory per GPU (one micro-batch at a time) nor the time (the same samples are "
+                  "processed); a plan that lowers the micro-batch keeps the global batch by accumulating more",
+                  f"梯度累积 {k} 步：决定全局 batch（微批 × {k} × GPU 数），不影响每卡显存（每次只有一个微批）与耗时"
+                  "（处理的样本数不变）；方案若减小微批，会相应增加累积步数以保持全局 batch")
+
+
 def global_batch(s: Scanner, m: re.Match[str]) -> None:
     s.fields["_global_batch"] = _int(m)
     s.hint("global_batch", m, "Global batch noted; it is divided by the number of GPUs.",
@@ -652,6 +665,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<num>\d{1,12}(?:\.\d{1,6})?)\s*(?P<unit>tb|t|gb|g|mb|pb)\b", dataset_size),
     # batch (before image counts: "每张卡 2 张图")
     (lambda: r"(?:global|total|总)\s*(?:batch[\s_-]*size|batch|bs|批大小)\s*(?:为|是|=|:|of)?\s*(?P<num>\d{1,12})", global_batch),
+    (lambda: r"(?:grad(?:ient)?[\s_-]*accum(?:ulation|ulate)?(?:[\s_-]*steps)?|梯度累(?:积|加)(?:步数)?|\bga\b)\s*(?:为|是|=|:|of|设为|over)?\s*(?P<num>\d{1,5})\s*(?:步|次|steps?\b|micro[\s-]*steps?\b)?", grad_accumulation),
     (lambda: r"(?:batch[\s_-]*size|batch|\bbs|批大小|批量大小|批次大小|批量|批次)\s*(?:per gpu|每卡|每张卡)?\s*(?:为|是|设为|设置为|=|:|of)?\s*(?P<num>\d{1,12})", int_field("batch_size_per_gpu")),
     (lambda: r"(?:并发|concurrency|concurrent requests|concurrent users|并发数|同时请求|同时在线)\s*(?:用户)?\s*(?:为|是|=|:|of|达到|约)?\s*(?P<num>\d{1,12})", concurrent_users),
     # vLLM's --max-num-seqs: the sequences one replica serves at once
