@@ -448,6 +448,18 @@ def float_field(field: str) -> Callable[[Scanner, re.Match[str]], None]:
     return handler
 
 
+def per_machine_asked(s: Scanner, m: re.Match[str]) -> None:
+    """"几台8卡机器": 8 is the size of a machine, not the job's GPU count (that is what is asked): said back; the GPU
+    named with it is the preference."""
+    s.claim(m)
+    per = m.group("per") or m.group("per_en")
+    s.note_unused(m.group(0), f"{per} GPUs per machine: the machine count is what is asked, so the GPU count is left to "
+                  "the plan (instance types of up to that many GPUs, then more machines)",
+                  f"每台 {per} 卡：问的是机器数，因此总卡数由方案决定（单机最多 {per} 卡，不够再加机器）")
+    if m.groupdict().get("gpu"):
+        _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=False)
+
+
 def gpus_nodes(s: Scanner, m: re.Match[str]) -> None:
     nodes = EN_NUMBERS.get((m.group("nodes") or "").lower()) or to_number(m.group("nodes"))
     per = EN_NUMBERS.get((m.group("per") or "").lower()) or to_number(m.group("per"))
@@ -583,6 +595,9 @@ def _workers(s: Scanner, m: re.Match[str]) -> None:
 
 EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], None]]] = [
     (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
+    # "需要几台8卡机器", "how many 8-GPU machines": the GPUs of one machine, asked with the machine count free
+    (lambda: rf"(?:几|多少)\s*台\s*(?P<per>\d{{1,2}}|[一二两四八]|十六)\s*(?:张)?\s*卡\s*(?:的)?\s*(?:{_gpus_pattern()}\s*)?(?:机器|服务器|节点|实例|主机)"
+             rf"|\bhow\s+many\s+(?P<per_en>\d{{1,2}})\s*-?\s*(?:x\s*)?(?:gpus?|cards?)\s*(?:{_gpus_pattern().replace('(?P<gpu>', '(?:')}\s*)?(?:machines|nodes|servers|instances|boxes)\b", per_machine_asked),
     (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?)", gpus_nodes),
     # "4x8 A100", "4 x 8 卡 A100", "2x8 GPUs": machines x GPUs per machine (a per-machine count of 1, 2, 4, 8 or 16,
     # followed by GPUs or a GPU's name), before a resolution ("640x640") or "8 GPUs x 2 images" can take the pair
@@ -642,6 +657,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
     (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度|\bctx(?:[\s_-]*(?:len|size))?|(?<![视频音])长度(?=\s*(?:为|是|=|:)?\s*\d{3}))\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context|ctx\b)", seq_len),
+    # "长上下文微调到 128K", "上下文扩展到 32K", "extend the context to 128k", "long-context fine-tuning to 64k"
+    (lambda: r"(?:上下文|context|ctx)[^,，。；;\d]{0,12}?(?:扩展|扩充|拓展|延长|提升|增加|微调|训练|extend(?:ed|ing)?|fine[\s-]*tun(?:e|ed|ing)|train(?:ed|ing)?)?\s*(?:到|至|为|\bto\b)\s*(?P<num>\d{1,7})\s*(?P<k>k)\b", seq_len),
     # a serving prompt length without an output: "2k prompts", "4k-token prompts", "prompts of 2k tokens"
     (lambda: r"(?<![\w.])(?P<num>\d{1,7})\s*(?P<k>k)?\s*(?:-?\s*tokens?)?\s*(?:-|\s)?\s*prompts?\b"
              r"|\bprompts?\s*(?:of|length|len|长度)\s*(?:is|of|=|:)?\s*(?P<num2>\d{1,7})\s*(?P<k2>k)?", prompt_only),
