@@ -130,7 +130,8 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
     """What an offline preference method adds to the supervised fine-tuning figures of the leading option, and
     whether the leading option still holds the job with it."""
     entry = method_entry(method)
-    if entry is None or entry.extra.get("kind") != "offline" or rec.instance is None or rec.planned_memory is None:
+    if entry is None or entry.extra.get("kind") != "offline" or rec.instance is None or rec.planned_memory is None \
+            or rec.workload.get("task") == "inference":
         return None
     prof, opt = rec.planned_memory.profile, rec.instance
     job = prof.job

@@ -138,12 +138,14 @@ def window_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
     money_en = f", pay-as-you-go total about {o_span} {cur}" if o_span else ", no list price here"
     money_zh = f"，按量付费整个作业约 {o_span} {cur}" if o_span else "，该地域无目录价"
     d_en, d_zh = _days(mid, True)
+    lead = rec.instance
     return Text(
         en=f"To finish within a week instead (an example window, not stated): {inst.total_gpus} × {inst.gpu_display}"
-           f"{nodes_en} ({inst.instance_type}), about {_hours(o_mid)} at the mid estimate{money_en}; the plan above is "
-           f"the cheapest and takes about {d_en}.",
+           f"{nodes_en} ({inst.instance_type}), about {_hours(o_mid)} at the mid estimate{money_en}; the cheapest plan, "
+           f"{lead.total_gpus} × {lead.gpu_display} ({lead.instance_type}), takes about {d_en}.",
         zh=f"若要一周内完成（示例期限，问题未说明）：{inst.total_gpus} 张 {inst.gpu_display}{nodes_zh}"
-           f"（{inst.instance_type}），中间估计约 {_hours(o_mid)}{money_zh}；上面的方案总价最低，约需 {d_zh}。")
+           f"（{inst.instance_type}），中间估计约 {_hours(o_mid)}{money_zh}；总价最低的方案 {lead.total_gpus} 张 "
+           f"{lead.gpu_display}（{lead.instance_type}）约需 {d_zh}。")
 
 
 __all__ = ["asked_line", "window_line"]

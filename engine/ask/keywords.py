@@ -299,6 +299,11 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
     if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm):
         task = "llm"
     _negated_verbs(s, kw)
+    if s.first(kw["inference"]):   # "部署微调后的 Qwen": how the served model was made, not the job
+        for made in list(s.matches(kw["trained_model"])):
+            s.claim(made)
+            s.note_unused(made.group(0), "how the model was trained: the question is about serving it",
+                          "模型是如何训练出来的：问题问的是部署它")
     pretrain, finetune = s.first(kw["pretrain"]), s.first(kw["finetune"])
     if task == "llm":
         task = "llm_pretrain" if pretrain else "llm_finetune"
