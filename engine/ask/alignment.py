@@ -63,8 +63,17 @@ def _gib(x: float) -> str:
 def online_refusal(method: str | None, fields: dict[str, Any]) -> WorkloadError | None:
     """The refusal for an RL method with rollouts (GRPO, PPO, ...), with the states it keeps resident; None otherwise."""
     entry = method_entry(method)
-    if entry is None or entry.extra.get("kind") != "online" or not fields.get("model") and not fields.get("params_billion"):
+    if entry is None or entry.extra.get("kind") != "online":
         return None
+    if not fields.get("model") and not fields.get("params_billion"):
+        return WorkloadError(
+            f"model: {entry.value} keeps the policy's training states, a frozen reference model and a rollout engine's "
+            "copy of the weights resident (about 20 bytes per parameter with full fine-tuning, 4 with LoRA, before "
+            "activations and the KV cache), so it depends on the model: name it (e.g. 'GRPO Qwen2.5-7B') or give its "
+            "parameter count.",
+            f"模型：{entry.value} 需要常驻策略模型的训练状态、冻结的参考模型和 rollout 引擎的一份权重（全参约每参数 20 字节，"
+            "LoRA 约 4 字节，未计激活与 KV 缓存），取决于模型：请说明模型（如“GRPO Qwen2.5-7B”）或给出参数量。",
+            field="model")
     prof = _profile(fields)
     p = prof.params_billion * 1e9
     ft = str(fields.get("finetune_method") or "full")

@@ -296,7 +296,8 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
         explicit = None
     task, m = explicit if explicit else (implied, None)
     sized_lm = "params_billion" in s.fields and "training_tokens_billion" in s.fields  # "a 350M model on 30B tokens"
-    if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm):
+    if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm
+                         or "_alignment" in s.fields):   # DPO / GRPO train language models
         task = "llm"
     _negated_verbs(s, kw)
     if s.first(kw["inference"]):   # "部署微调后的 Qwen": how the served model was made, not the job
