@@ -23,7 +23,7 @@ from gpu_advisor.plan.replicas import split_concurrency
 from gpu_advisor.plan.serving import size_replicas, speed_note
 from gpu_advisor.costing.elsewhere import price_elsewhere_note
 from gpu_advisor.plan.stated import (fp16_note, keeps_strategy, priced_wider_note, quantization_note,
-                                     relax_stated_count, relax_stated_strategy,
+                                     reconcile_stated_pick, relax_stated_count, relax_stated_strategy,
                                      unpriced_lead_note)
 from gpu_advisor.plan.planner import Plan, plan, upper_gib
 from gpu_advisor.workload import Task, Workload, enum_value
@@ -60,6 +60,13 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
 
 
 def _plan_and_cost(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostReport | None]:
+    """_choose, then the note of a relaxed stated count or strategy names the option that leads."""
+    job, the_plan, report = _choose(kb, w)
+    reconcile_stated_pick(the_plan)
+    return job, the_plan, report
+
+
+def _choose(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostReport | None]:
     """Plan on the catalog, cost the options, and lead with the option the cost report recommends.
 
     The planner ranks by effective hourly price; once the job's size is known the cost report ranks by the

@@ -64,10 +64,14 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     refusal = unresolved_error(parsed, fields)
     if refusal is not None:
         raise refusal
+    from gpu_advisor.ask.alignment import offline_line, online_refusal
+
+    if fields.get("task") != "inference" and (refusal := online_refusal(parsed.alignment, fields)) is not None:
+        raise refusal   # an RL loop with rollouts: its resident states, derived, and what to ask instead
     rec = _recommend(validate_fields(fields), lang)
     if not hasattr(rec, "lead"):
         return rec
-    from gpu_advisor.ask.asked import asked_line, count_line, memory_line
+    from gpu_advisor.ask.asked import asked_line, count_line, memory_line, window_line
     from gpu_advisor.ask.billing import billing_line, budget_route_line, platform_line, savings_line
     from gpu_advisor.ask.capacity import capacity_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
@@ -85,6 +89,14 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale_out_line(parsed, fields, rec, plan_on)) if t]
+    from gpu_advisor.ask.network import no_rdma_line
+
+    if (net := no_rdma_line(parsed, rec)) is not None:   # "没有RDMA": what that means for this job, after the verdict
+        lines.insert(1 if lines else 0, net)
+    if (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
+        lines.append(window)
+    if (pref := offline_line(parsed.alignment, rec)) is not None:   # DPO / KTO / ORPO: what the method adds
+        lines.insert(1 if lines and pref[1] else 0, pref[0])   # first when it no longer fits the lead
     lines = [part for t in lines for part in _lines(t)]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood

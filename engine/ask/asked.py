@@ -164,4 +164,52 @@ COMPONENTS = {"weights": ("weights", "权重"), "gradients": ("gradients", "梯�
               "allocator_slack": ("allocator slack", "分配器余量")}
 
 
-__all__ = ["asked_line", "count_line", "memory_line"]
+
+WINDOW_H = 168.0   # one week: the window a training job longer than it is also planned for (said as an example)
+
+
+def _mid_and_total(rec: Any) -> tuple[float | None, str | None, str | None]:
+    """The leading option's mid wall-clock hours, its pay-as-you-go job total (a range) and currency."""
+    inst, cost = rec.instance, getattr(rec, "cost", None)
+    opt = cost.option(inst.instance_type) if inst is not None and cost is not None else None
+    wall = opt.time.wall_hours if opt is not None and opt.time is not None else None
+    if wall is None:
+        return None, None, None
+    payg = opt.purchase("payg")
+    span = _range(payg.total, _money) if payg is not None and payg.total is not None else None
+    return wall.mid, span, opt.currency or inst.currency or "CNY"
+
+
+def window_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_on: Any) -> Text | None:
+    """A training job whose leading (cheapest) plan takes more than a week, with no GPU count, machine count or
+    deadline stated: the same job planned to finish within a week (scale_for_deadline adds GPUs, then machines), so
+    "多少卡多少天" gets the wider configuration beside the cheapest one. The week is an example window, said so."""
+    stated = parsed.stated()
+    if {"num_gpus", "num_nodes", "deadline_hours"} & stated or str(fields.get("task")) in ("inference", "preprocessing"):
+        return None
+    cost = getattr(rec, "cost", None)
+    mid, _, _ = _mid_and_total(rec)
+    if cost is None or cost.basis != "job" or mid is None or mid <= WINDOW_H:
+        return None
+    other = plan_on({**fields, "deadline_hours": WINDOW_H})
+    o_mid, o_span, cur = _mid_and_total(other)
+    inst = other.instance
+    if inst is None or o_mid is None or o_mid > WINDOW_H or inst.instance_type == rec.instance.instance_type \
+            and inst.total_gpus == rec.instance.total_gpus:
+        return None
+    nodes_en = f" on {inst.nodes} machines" if inst.nodes > 1 else ""
+    nodes_zh = f"（{inst.nodes} 台）" if inst.nodes > 1 else ""
+    money_en = f", pay-as-you-go total about {o_span} {cur}" if o_span else ", no list price here"
+    money_zh = f"，按量付费整个作业约 {o_span} {cur}" if o_span else "，该地域无目录价"
+    d_en, d_zh = _days(mid, True)
+    lead = rec.instance
+    return Text(
+        en=f"To finish within a week instead (an example window, not stated): {inst.total_gpus} × {inst.gpu_display}"
+           f"{nodes_en} ({inst.instance_type}), about {_hours(o_mid)} at the mid estimate{money_en}; the cheapest plan, "
+           f"{lead.total_gpus} × {lead.gpu_display} ({lead.instance_type}), takes about {d_en}.",
+        zh=f"若要一周内完成（示例期限，问题未说明）：{inst.total_gpus} 张 {inst.gpu_display}{nodes_zh}"
+           f"（{inst.instance_type}），中间估计约 {_hours(o_mid)}{money_zh}；总价最低的方案 {lead.total_gpus} 张 "
+           f"{lead.gpu_display}（{lead.instance_type}）约需 {d_zh}。")
+
+
+__all__ = ["asked_line", "count_line", "memory_line", "window_line"]

@@ -47,7 +47,6 @@ VISION_TASKS = ("semantic_segmentation", "instance_segmentation", "panoptic_segm
                 "image_classification")
 PEFT_OTHER = re.compile(r"p[\s-]*tuning(?:\s*v2)?|prefix[\s-]*tuning|prompt[\s-]*tuning|\bia3\b|adapter[\s-]*tuning",
                         re.IGNORECASE)
-PREFERENCE = re.compile(r"\b(?:dpo|orpo|kto|simpo|ppo|grpo|rlhf)\b|偏好(?:对齐|优化|训练)|强化学习", re.IGNORECASE)
 
 
 def implied_task(pool: str, key: str) -> str | None:
@@ -266,13 +265,22 @@ def extract_kv_dtype(s: Scanner) -> None:
 
 
 def extract_peft_other(s: Scanner) -> None:
-    if m := s.first(PREFERENCE):
-        s.claim(m)
-        s.note_unused(m.group(0), "preference / RL training is sized as supervised fine-tuning of the same model: each "
-                      "pair trains a chosen and a rejected sequence (about twice the tokens) and a frozen reference model "
-                      "runs forward (with LoRA, the base without adapters; full training keeps a second copy of the weights)",
-                      "偏好 / 强化学习训练按同一模型的监督微调估算：每对样本训练 chosen 与 rejected 两条序列（约两倍 token），"
-                      "并需冻结的参考模型做前向（LoRA 时即不带适配器的基座；全参训练要再存一份权重）")
+    """A preference / RL method (lexicon ``alignment``, the first row that matches): kept in the private field
+    ``_alignment`` for gpu_advisor.ask.alignment, which says what the method adds to the supervised fine-tuning
+    figures (offline) or refuses with a derived floor (online: rollouts)."""
+    for entry in load_lexicon().alignment:
+        if (m := s.first(entry.pattern)) is None:
+            continue
+        if "_alignment" not in s.fields:
+            s.fields["_alignment"] = entry.value   # private: never a Workload field, never in what-I-understood
+            s.claim(m)
+            kind_en = "generates rollouts while training" if entry.extra.get("kind") == "online" else "trains on fixed examples"
+            kind_zh = "训练中在线生成 rollout" if entry.extra.get("kind") == "online" else "在固定样本上训练"
+            s.note_unused(m.group(0), f"{entry.value}: a preference / RL method ({kind_en}); what it adds to supervised "
+                          "fine-tuning of the same model is stated with the answer",
+                          f"{entry.value}：偏好 / 强化学习方法（{kind_zh}）；它在同一模型监督微调之上增加的部分随答案给出")
+        else:
+            s.claim(m)
     if m := s.first(PEFT_OTHER):
         s.claim(m)
         s.note_unused(m.group(0), "a parameter-efficient method gpu-advisor has no memory model for (it trains a small "
@@ -284,6 +292,9 @@ def extract_peft_other(s: Scanner) -> None:
 
 def extract_flags(s: Scanner, lex: Lexicon) -> None:
     kw = lex.keywords
+    if m := s.first(kw["no_rdma"]):   # "没有RDMA": said back with the answer's inter-node verdict (ask/network.py)
+        s.hint("no_rdma", m, "Your machines have no RDMA: the answer says what that means for this job over TCP.",
+               "你的机器没有 RDMA：答案会说明本作业走 TCP 的影响。")
     no, yes = s.first(kw["interruptible_no"]), s.first(kw["interruptible_yes"])
     if no:
         s.set("interruptible", False, no)
@@ -319,9 +330,15 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
         explicit = None
     task, m = explicit if explicit else (implied, None)
     sized_lm = "params_billion" in s.fields and "training_tokens_billion" in s.fields  # "a 350M model on 30B tokens"
-    if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm):
+    if task is None and ("_llm_family" in s.fields or s.fields.get("params_billion", 0) >= 1 or sized_lm
+                         or "_alignment" in s.fields):   # DPO / GRPO train language models
         task = "llm"
     _negated_verbs(s, kw)
+    if s.first(kw["inference"]):   # "部署微调后的 Qwen": how the served model was made, not the job
+        for made in list(s.matches(kw["trained_model"])):
+            s.claim(made)
+            s.note_unused(made.group(0), "how the model was trained: the question is about serving it",
+                          "模型是如何训练出来的：问题问的是部署它")
     pretrain, finetune = s.first(kw["pretrain"]), s.first(kw["finetune"])
     if pretrain and (PRETRAINED_STRICT.match(s.text, pretrain.end())
                      or (finetune and PRETRAINED_WEIGHTS.match(s.text, pretrain.end()))):

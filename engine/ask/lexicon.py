@@ -34,6 +34,7 @@ class Lexicon:
     enums: dict[str, tuple[Entry, ...]]
     regions: tuple[Entry, ...]
     families: tuple[Any, ...] = ()
+    alignment: tuple[Entry, ...] = ()   # preference / RL methods (gpu_advisor.ask.alignment)
 
 
 ENUM_TABLES = ("precision", "finetune_method", "quantization", "optimizer", "framework", "distributed")
@@ -73,6 +74,7 @@ def load_lexicon() -> Lexicon:
         enums={name: _entries(raw[name], "value", name) for name in ENUM_TABLES},
         regions=_entries(raw["regions"], "id", "regions"),
         families=_families(raw.get("families", [])),
+        alignment=_entries(raw.get("alignment", []), "method", "alignment"),
     )
 
 

@@ -479,6 +479,18 @@ def float_field(field: str) -> Callable[[Scanner, re.Match[str]], None]:
     return handler
 
 
+def per_machine_asked(s: Scanner, m: re.Match[str]) -> None:
+    """"几台8卡机器": 8 is the size of a machine, not the job's GPU count (that is what is asked): said back; the GPU
+    named with it is the preference."""
+    s.claim(m)
+    per = m.group("per") or m.group("per_en")
+    s.note_unused(m.group(0), f"{per} GPUs per machine: the machine count is what is asked, so the GPU count is left to "
+                  "the plan (instance types of up to that many GPUs, then more machines)",
+                  f"每台 {per} 卡：问的是机器数，因此总卡数由方案决定（单机最多 {per} 卡，不够再加机器）")
+    if m.groupdict().get("gpu"):
+        _prefer(s, m, m.group("gpu").upper().replace(" ", ""), claim=False)
+
+
 def gpus_nodes(s: Scanner, m: re.Match[str]) -> None:
     nodes = EN_NUMBERS.get((m.group("nodes") or "").lower()) or to_number(m.group("nodes"))
     per = EN_NUMBERS.get((m.group("per") or "").lower()) or to_number(m.group("per"))
@@ -559,6 +571,19 @@ def hyper_parameter(s: Scanner, m: re.Match[str]) -> None:
                   "训练或采样超参数：不影响作业所需的显存与 GPU")
 
 
+def grad_accumulation(s: Scanner, m: re.Match[str]) -> None:
+    """"gradient accumulation 8", "梯度累积 8 步", "gradient_accumulation_steps=8": said back, it sizes nothing. Memory is
+    per micro-batch and the time counts the samples, not the optimizer steps; the global batch is micro-batch x this
+    x GPUs."""
+    s.claim(m)
+    k = _int(m)
+    s.note_unused(m.group(0), f"gradient accumulation over {k} micro-steps: it sets the global batch (micro-batch x {k} x "
+                  "GPUs), not the memory per GPU (one micro-batch at a time) nor the time (the same samples are "
+                  "processed); a plan that lowers the micro-batch keeps the global batch by accumulating more",
+                  f"梯度累积 {k} 步：决定全局 batch（微批 × {k} × GPU 数），不影响每卡显存（每次只有一个微批）与耗时"
+                  "（处理的样本数不变）；方案若减小微批，会相应增加累积步数以保持全局 batch")
+
+
 def global_batch(s: Scanner, m: re.Match[str]) -> None:
     s.fields["_global_batch"] = _int(m)
     s.hint("global_batch", m, "Global batch noted; it is divided by the number of GPUs.",
@@ -601,6 +626,9 @@ def _workers(s: Scanner, m: re.Match[str]) -> None:
 
 EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], None]]] = [
     (lambda: r"\b(?:cn|ap|eu|us|me|na)-[a-z]+(?:-\d+[a-z]?)?\b", region_id),
+    # "需要几台8卡机器", "how many 8-GPU machines": the GPUs of one machine, asked with the machine count free
+    (lambda: rf"(?:几|多少)\s*台\s*(?P<per>\d{{1,2}}|[一二两四八]|十六)\s*(?:张)?\s*卡\s*(?:的)?\s*(?:{_gpus_pattern()}\s*)?(?:机器|服务器|节点|实例|主机)"
+             rf"|\bhow\s+many\s+(?P<per_en>\d{{1,2}})\s*-?\s*(?:x\s*)?(?:gpus?|cards?)\s*(?:{_gpus_pattern().replace('(?P<gpu>', '(?:')}\s*)?(?:machines|nodes|servers|instances|boxes)\b", per_machine_asked),
     (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?)", gpus_nodes),
     # "4x8 A100", "4 x 8 卡 A100", "2x8 GPUs": machines x GPUs per machine (a per-machine count of 1, 2, 4, 8 or 16,
     # followed by GPUs or a GPU's name), before a resolution ("640x640") or "8 GPUs x 2 images" can take the pair
@@ -608,7 +636,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?:台机器|台服务器|个节点|nodes\b|machines\b|servers\b)", nodes_only),
     # MMSeg / MMDet schedules: "8 GPUs x 2 images", "8 卡 x 2 张图": GPUs and the batch of each
     (lambda: r"(?<![\w.])(?P<gpus>\d{1,4})\s*(?:gpus?|卡|cards?)\s*(?:x|\*)\s*(?P<per>\d{1,4})\s*(?:images?|imgs?|samples?|张图|张)(?![a-z])", gpus_by_images),
-    (lambda: r"(?<![\w.])(?P<nodes>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:nodes|machines|servers|instances)\b", gpus_nodes),
+    # "two 8-GPU nodes", "two 8-GPU A100 nodes", "2 8-GPU H20 80GB machines": the GPU named between is the preference
+    (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b)?\s*)?(?:nodes|machines|servers|instances)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
     (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\btp(?:[\s_-]*size)?|张量并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
     # latency targets ("首token延迟要低于1秒", "TTFT under 500 ms", "p99 latency < 2s"): said back, not sized
@@ -664,6 +693,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
     (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度|\bctx(?:[\s_-]*(?:len|size))?|(?<![视频音])长度(?=\s*(?:为|是|=|:)?\s*\d{3}))\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context|ctx\b)", seq_len),
+    # "长上下文微调到 128K", "上下文扩展到 32K", "extend the context to 128k", "long-context fine-tuning to 64k"
+    (lambda: r"(?:上下文|context|ctx)[^,，。；;\d]{0,12}?(?:扩展|扩充|拓展|延长|提升|增加|微调|训练|extend(?:ed|ing)?|fine[\s-]*tun(?:e|ed|ing)|train(?:ed|ing)?)?\s*(?:到|至|为|\bto\b)\s*(?P<num>\d{1,7})\s*(?P<k>k)\b", seq_len),
     # a serving prompt length without an output: "2k prompts", "4k-token prompts", "prompts of 2k tokens"
     (lambda: r"(?<![\w.])(?P<num>\d{1,7})\s*(?P<k>k)?\s*(?:-?\s*tokens?)?\s*(?:-|\s)?\s*prompts?\b"
              r"|\bprompts?\s*(?:of|length|len|长度)\s*(?:is|of|=|:)?\s*(?P<num2>\d{1,7})\s*(?P<k2>k)?", prompt_only),
@@ -689,6 +720,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?<![\w.])(?P<num>\d{1,12}(?:\.\d{1,6})?)\s*(?P<unit>tb|t|gb|g|mb|pb)\b", dataset_size),
     # batch (before image counts: "每张卡 2 张图")
     (lambda: r"(?:global|total|总)\s*(?:batch[\s_-]*size|batch|bs|批大小)\s*(?:为|是|=|:|of)?\s*(?P<num>\d{1,12})", global_batch),
+    (lambda: r"(?:grad(?:ient)?[\s_-]*accum(?:ulation|ulate)?(?:[\s_-]*steps)?|梯度累(?:积|加)(?:步数)?|\bga\b)\s*(?:为|是|=|:|of|设为|over)?\s*(?P<num>\d{1,5})\s*(?:步|次|steps?\b|micro[\s-]*steps?\b)?", grad_accumulation),
     (lambda: r"(?:batch[\s_-]*size|batch|\bbs|批大小|批量大小|批次大小|批量|批次)\s*(?:per gpu|每卡|每张卡)?\s*(?:为|是|设为|设置为|=|:|of)?\s*(?P<num>\d{1,12})", int_field("batch_size_per_gpu")),
     (lambda: r"(?:并发|concurrency|concurrent requests|concurrent users|并发数|同时请求|同时在线)\s*(?:用户)?\s*(?:为|是|=|:|of|达到|约)?\s*(?P<num>\d{1,12})", concurrent_users),
     # vLLM's --max-num-seqs: the sequences one replica serves at once
@@ -722,6 +754,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
+    # preference pairs ("10万对", "5万对偏好数据"): a pair is one sample (the chosen and rejected of it, ask/alignment.py)
+    (lambda: rf"{NM}\s*(?:多)?\s*对(?![比于应齐照称接话])", int_field("num_samples")),
     (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|tiles|patches|crops|scans|slides)\b", int_field("num_samples")),
     # "my 20k-image dataset", "a 5,000 sample set": a count written as an adjective of the dataset
     (lambda: rf"{NM}\s*[-\s]\s*(?:image|sample|picture|photo|example|sentence|record|document)\s+(?:dataset|data[\s-]*set|corpus|set|collection)\b",

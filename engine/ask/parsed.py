@@ -62,6 +62,7 @@ class ParsedQuestion(BaseModel):
     other_language: bool = False
     # further model names the knowledge base knows, beside the one sized: (registry pool, key, as written)
     other_models: list[tuple[str, str, str]] = Field(default_factory=list)
+    alignment: str | None = Field(None, description="a preference / RL method the question names (lexicon alignment)")
     yes_no: bool = Field(False, description="a yes/no question ('单卡够吗？', 'Can I ... on one A10?'): the verdict leads")
 
     def stated(self) -> set[str]:

@@ -205,6 +205,7 @@ def parse_question(text: str) -> ParsedQuestion:
     run_numeric(s)
     find_population(s)
     finish_task(s, implied)
+    _served_alignment(s)
     _tidy(s)
     population = resolve_population(s)
     _refuse_unsupported(s)
@@ -225,6 +226,7 @@ def parse_question(text: str) -> ParsedQuestion:
     return ParsedQuestion(text=text, lang=lang, workload_fields=fields, understood=understood,
                           assumed=assumed, hints=s.hints, unused=s.unused, unresolved=unresolved,
                           other_language=other_language(text), other_models=s.fields.get("_other_models", []),
+                          alignment=s.fields.get("_alignment"),
                           yes_no=_yes_no(s.text))
 
 
@@ -433,6 +435,19 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
         f"Llama 3.1 8B with LoRA on {gpu}'.",
         f"问题：{status_zh}目录按型号列出的 GPU：{'、'.join(named)}；阿里云未公布型号的 GPU（按显存）：{unnamed_en}。"
         f"如需推荐配置，请说明要训练或部署什么（模型、数据），例如“用 {gpu} LoRA 微调 Llama 3.1 8B”。", field="question")
+
+
+def _served_alignment(s: Scanner) -> None:
+    """"部署用 GRPO 训练过的 Qwen", "serve the RLHF-tuned Llama": the method says how the served model was made."""
+    method = s.fields.get("_alignment")
+    if method is None or s.fields.get("task") != "inference":
+        return
+    del s.fields["_alignment"]
+    from gpu_advisor.ask.parsed import Unused
+
+    s.unused = [Unused(u.matched, Text(en=f"{method}: how the served model was trained; it sizes nothing here",
+                                       zh=f"{method}：所部署模型的训练方式；不影响此处的估算"))
+                if u.why.en.startswith(f"{method}: a preference") else u for u in s.unused]
 
 
 def _refuse_unsupported(s: Scanner) -> None:

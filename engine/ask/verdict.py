@@ -33,6 +33,23 @@ def _preference_kept(rec: Any, preference: str) -> bool:
     return rec.instance is not None and rec.instance.gpu_id in wanted
 
 
+def _host_ram_reason(rec: Any, preference: str | None) -> Text | None:
+    """The planner's reason the asked GPU is no plan when it is the host RAM of its instance types (CPU offload),
+    not the GPU's memory; None otherwise."""
+    if preference is None or _preference_kept(rec, preference):
+        return None
+    from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.plan.preference import resolve_gpu_preference
+
+    cat = load_catalog()
+    names = [cat.gpus[g].display_name for g in resolve_gpu_preference(cat, preference) if g in cat.gpus]
+    for r in rec.rejected:
+        name = next((n for n in names if r.en.startswith(n + ":")), None)
+        if name and "host RAM" in r.en:
+            return Text(en=r.en, zh=r.zh.replace("：", " ", 1) if r.zh.startswith(name) else r.zh)
+    return None
+
+
 def _asks_oom(parsed: ParsedQuestion) -> bool:
     from gpu_advisor.ask.lexicon import load_lexicon
 
@@ -253,6 +270,8 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
     want_en = " × ".join(x for x in (str(gpus) if gpus else "", preference or "") if x) or "it"
     want_zh = " ".join(x for x in (f"{gpus} 张" if gpus else "", preference or "") if x) or "它"
+    if gpus and not preference:   # "8 does not hold": the count alone is said with its unit
+        want_en, want_zh = f"{gpus} GPU{'s' if gpus > 1 else ''}", f"{gpus} 张卡"
     if inst is None:
         return Text(en="No: no GPU instance in the catalog holds this job as asked (see why below).",
                     zh="不行：目录中没有能按所述配置放下此作业的 GPU 实例（原因见下）。")
@@ -264,8 +283,13 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         return Text(en=f"Yes: on {want_en} this job runs out of memory as asked; {what_en} holds it "
                        f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
                     zh=f"会：{want_zh} 按所述配置会爆显存；{what_zh} 放得下（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
+    if not (kept_gpus and kept_model) and (host := _host_ram_reason(rec, preference)) is not None:
+        return Text(en=f"No: not for lack of GPU memory: {host.en}; {what_en} holds it "
+                       f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
+                    zh=f"不行：不是显存不够，而是 {host.zh}；{what_zh} 可以（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
     if not (kept_gpus and kept_model):
-        return Text(en=f"No: {want_en} does not hold this job as asked; {what_en} does "
+        verb = "do" if gpus and gpus > 1 and not preference else "does"
+        return Text(en=f"No: {want_en} {verb} not hold this job as asked; {what_en} does "
                        f"(about {inst.planned_mem_gib:.1f} GiB per GPU).",
                     zh=f"不行：{want_zh} 按所述配置放不下此作业；{what_zh} 可以（每卡约 {inst.planned_mem_gib:.1f} GiB）。")
     needs = inst.mitigations

@@ -33,7 +33,9 @@ JOINER = re.compile(r"[ \-_/]{0,2}|\s?[(),+]\s?|\s?\)\s?\(\s?|\s?\+\s?")
 OLLAMA_SIZE = re.compile(r"\d+(?:\.\d+)?[bm]", re.IGNORECASE)
 OLLAMA_TAG = re.compile(r":\d+(?:\.\d+)?[bm](?![A-Za-z0-9])", re.IGNORECASE)
 # words after a known name that keep it the same model (hub suffixes of instruct / chat builds)
-VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base", "awq", "gptq", "int4", "int8", "fp8", "gguf"}
+# "a Llama 3.1 70B-size model", "Qwen2.5-7B-class": a model of that name's shape, sized as it
+VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base", "awq", "gptq", "int4", "int8", "fp8", "gguf", "size", "sized",
+                 "class", "scale"}
 # hub suffixes of quantized builds of the same model: they also state the weight quantization
 QUANT_WORDS = {"awq": "int4", "gptq": "int4", "int4": "int4", "int8": "int8"}
 # a size or version written after a known name, apart from it by a space ("InternLM2.5 20B", "Qwen3-Coder 30B-A3B",

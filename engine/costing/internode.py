@@ -19,76 +19,12 @@ Horovod / Goyal et al.). Otherwise RDMA is recommended, not required, and the an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from gpu_advisor.costing import basis
-from gpu_advisor.costing.comm import stage_bytes, ulysses_bytes
-from gpu_advisor.workload import enum_value
+# the step figures live in costing/timing.py (the scaling band over TCP is derived from them there); re-exported
+from gpu_advisor.costing.timing import REQUIRED_SLOWDOWN, Internode, internode
 
-REQUIRED_SLOWDOWN = 1.0 / basis.SCALING_RDMA.low  # 1.25
-
-
-@dataclass(frozen=True)
-class Internode:
-    gb_per_step: float                      # GB through each instance's network per micro-step
-    compute_s: tuple[float, float]          # (fastest, slowest) compute seconds per micro-step
-    tcp_gbit_s: float
-    tcp_slowdown: tuple[float, float]       # step over TCP / compute alone
-    rdma_gbit_s: float | None               # the type's RDMA (or, for eRDMA without a figure, network) rate
-    rdma_slowdown: tuple[float, float] | None
-    tcp_mid: float                          # central TCP step (full overlap) / central compute
-
-    @property
-    def required(self) -> bool:
-        return self.tcp_mid >= REQUIRED_SLOWDOWN
-
-
-def _slowdown(seconds_fast: float, seconds_slow: float, compute: tuple[float, float]) -> tuple[float, float]:
-    return max(1.0, seconds_fast / compute[1]), 1.0 + seconds_slow / compute[0]
-
-
-def _compute_seconds(candidate: Any) -> tuple[float, float] | None:
-    from gpu_advisor.costing.timing import (attention_flops_per_sample, lora_factor, peak_tflops,
-                                             utilisation_for)
-    from gpu_advisor.plan.ladder import STEP_CKPT, TIME_FACTOR
-
-    w, est = candidate.variant.workload, candidate.estimate
-    family = est.profile.family
-    peak, _ = peak_tflops(candidate.gpu, enum_value(w.precision, "fp32"), family)
-    if peak is None or not est.train_flops_per_sample:
-        return None
-    util = utilisation_for(family, w, candidate.gpu)
-    lora, _ = lora_factor(est, w)
-    per_sample = est.train_flops_per_sample * lora + attention_flops_per_sample(est.profile, w.seq_len or 0)
-    flops = per_sample * max(1, w.batch_size_per_gpu or 1) * (TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0)
-    flops /= max(1, int(getattr(candidate.variant, "sp", 1) or 1))   # sequence parallelism: sp GPUs share a sequence
-    return flops / (peak.high * 1e12 * util.high), flops / (peak.low * 1e12 * util.low)
-
-
-def internode(candidate: Any) -> Internode | None:
-    """The inter-node verdict of a multi-instance training option, or None (one instance, serving, or no figure to
-    compute it from: then the caller keeps RDMA as the safe requirement)."""
-    t = candidate.instance
-    if candidate.nodes <= 1 or not t.network_gbit_s:
-        return None
-    compute = _compute_seconds(candidate)
-    if compute is None or compute[0] <= 0:
-        return None
-    w = candidate.variant.workload
-    moved = stage_bytes(w, candidate.estimate.profile, candidate.total_gpus, getattr(candidate.variant, "accum_steps", 1))
-    moved += ulysses_bytes(w, candidate.estimate.profile, int(getattr(candidate.variant, "sp", 1) or 1),
-                           w.batch_size_per_gpu or 1)
-    tcp = t.network_gbit_s / 8.0 * 1e9
-    tcp_slow = _slowdown(moved / (tcp * basis.LINK_TCP.high), moved / (tcp * basis.LINK_TCP.low), compute)
-    rdma_gbit = (t.rdma_gbit_s or t.network_gbit_s) if t.rdma != "none" else None
-    rdma_slow = None
-    if rdma_gbit:
-        rate = rdma_gbit / 8.0 * 1e9
-        rdma_slow = _slowdown(moved / (rate * basis.LINK_NETWORK.high), moved / (rate * basis.LINK_NETWORK.low), compute)
-    mid_eff = (basis.LINK_TCP.low + basis.LINK_TCP.high) / 2.0
-    tcp_mid = max(1.0, moved / (tcp * mid_eff) / ((compute[0] + compute[1]) / 2.0))
-    return Internode(moved / 1e9, compute, float(t.network_gbit_s), tcp_slow, rdma_gbit, rdma_slow, tcp_mid)
+__all__ = ["REQUIRED_SLOWDOWN", "Internode", "internode", "rdma_required", "band"]
 
 
 def rdma_required(candidate: Any) -> bool:

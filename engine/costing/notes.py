@@ -30,7 +30,7 @@ def _utilisation_note(family: str, util: basis.Utilisation) -> tuple[Note, tuple
 
 
 def scaling_note(candidate: Any) -> tuple[Note, tuple[str, ...]]:
-    return _scaling_note(scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus))
+    return _scaling_note(scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus, candidate))
 
 
 @lru_cache(maxsize=16)

@@ -9,11 +9,12 @@ The low end uses the high utilisation, scaling and peak, the high end the low on
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.costing import basis
-from gpu_advisor.costing.comm import Traffic, sharding_traffic
+from gpu_advisor.costing.comm import Traffic, sharding_traffic, stage_bytes, ulysses_bytes
 from gpu_advisor.costing.models import Range, TimeEstimate
 from gpu_advisor.util.i18n import Note, Text, note
 from gpu_advisor.plan.ladder import STEP_CKPT, TIME_FACTOR
@@ -34,12 +35,100 @@ def utilisation_for(family: str, workload: Any, gpu: Any = None) -> basis.Utilis
     return basis.UTILISATION.get(family, basis.DEFAULT_UTILISATION)
 
 
-def scaling_for(instance: Any, nodes: int, total_gpus: int) -> basis.Scaling:
+# ---------------------------------------------------------------- the step over TCP across instances (internode.py)
+REQUIRED_SLOWDOWN = 1.0 / basis.SCALING_RDMA.low  # 1.25
+
+
+@dataclass(frozen=True)
+class Internode:
+    gb_per_step: float                      # GB through each instance's network per micro-step
+    compute_s: tuple[float, float]          # (fastest, slowest) compute seconds per micro-step
+    tcp_gbit_s: float
+    tcp_slowdown: tuple[float, float]       # step over TCP / compute alone
+    rdma_gbit_s: float | None               # the type's RDMA (or, for eRDMA without a figure, network) rate
+    rdma_slowdown: tuple[float, float] | None
+    tcp_mid: float                          # central TCP step (full overlap) / central compute
+
+    @property
+    def required(self) -> bool:
+        return self.tcp_mid >= REQUIRED_SLOWDOWN
+
+
+def _slowdown(seconds_fast: float, seconds_slow: float, compute: tuple[float, float]) -> tuple[float, float]:
+    return max(1.0, seconds_fast / compute[1]), 1.0 + seconds_slow / compute[0]
+
+
+def _compute_seconds(candidate: Any) -> tuple[float, float] | None:
+    w, est = candidate.variant.workload, candidate.estimate
+    family = est.profile.family
+    peak, _ = peak_tflops(candidate.gpu, enum_value(w.precision, "fp32"), family)
+    if peak is None or not est.train_flops_per_sample:
+        return None
+    util = utilisation_for(family, w, candidate.gpu)
+    lora, _ = lora_factor(est, w)
+    per_sample = est.train_flops_per_sample * lora + attention_flops_per_sample(est.profile, w.seq_len or 0)
+    flops = per_sample * max(1, w.batch_size_per_gpu or 1) * (TIME_FACTOR[STEP_CKPT] if w.gradient_checkpointing else 1.0)
+    flops /= max(1, int(getattr(candidate.variant, "sp", 1) or 1))   # sequence parallelism: sp GPUs share a sequence
+    return flops / (peak.high * 1e12 * util.high), flops / (peak.low * 1e12 * util.low)
+
+
+def internode(candidate: Any) -> Internode | None:
+    """The inter-node verdict of a multi-instance training option, or None (one instance, serving, or no figure to
+    compute it from: then the caller keeps RDMA as the safe requirement)."""
+    t = candidate.instance
+    if candidate.nodes <= 1 or not t.network_gbit_s:
+        return None
+    compute = _compute_seconds(candidate)
+    if compute is None or compute[0] <= 0:
+        return None
+    w = candidate.variant.workload
+    moved = stage_bytes(w, candidate.estimate.profile, candidate.total_gpus, getattr(candidate.variant, "accum_steps", 1))
+    moved += ulysses_bytes(w, candidate.estimate.profile, int(getattr(candidate.variant, "sp", 1) or 1),
+                           w.batch_size_per_gpu or 1)
+    tcp = t.network_gbit_s / 8.0 * 1e9
+    tcp_slow = _slowdown(moved / (tcp * basis.LINK_TCP.high), moved / (tcp * basis.LINK_TCP.low), compute)
+    rdma_gbit = (t.rdma_gbit_s or t.network_gbit_s) if t.rdma != "none" else None
+    rdma_slow = None
+    if rdma_gbit:
+        rate = rdma_gbit / 8.0 * 1e9
+        rdma_slow = _slowdown(moved / (rate * basis.LINK_NETWORK.high), moved / (rate * basis.LINK_NETWORK.low), compute)
+    mid_eff = (basis.LINK_TCP.low + basis.LINK_TCP.high) / 2.0
+    tcp_mid = max(1.0, moved / (tcp * mid_eff) / ((compute[0] + compute[1]) / 2.0))
+    return Internode(moved / 1e9, compute, float(t.network_gbit_s), tcp_slow, rdma_gbit, rdma_slow, tcp_mid)
+
+
+def scaling_for(instance: Any, nodes: int, total_gpus: int, candidate: Any = None) -> basis.Scaling:
+    """The scaling band. Several instances without RDMA, with the option (``candidate``): derived from its
+    inter-node traffic over TCP (costing/internode.py) on top of the band inside one instance; the assumed
+    basis.SCALING_TCP only where that traffic cannot be computed."""
     if total_gpus <= 1:
         return basis.SCALING_ONE_GPU
     if nodes > 1:
-        return basis.SCALING_RDMA if instance.rdma != "none" else basis.SCALING_TCP
+        if instance.rdma != "none":
+            return basis.SCALING_RDMA
+        derived = _tcp_scaling(candidate) if candidate is not None else None
+        return derived or basis.SCALING_TCP
     return basis.SCALING_NVLINK if instance.nvlink else basis.SCALING_PCIE
+
+
+def _tcp_scaling(candidate: Any) -> basis.Scaling | None:
+    """Instances over TCP: the band inside one instance divided by the step's slowdown over TCP (between full overlap
+    of traffic and compute and none: costing/internode.py, NCCL socket transport at basis.LINK_TCP of the network)."""
+    v = internode(candidate)
+    if v is None:
+        return None
+    inside = basis.SCALING_NVLINK if candidate.instance.nvlink else basis.SCALING_PCIE
+    low, high = inside.low / v.tcp_slowdown[1], inside.high / v.tcp_slowdown[0]
+    gbit = f"{v.tcp_gbit_s:g}"
+    return basis.Scaling(round(low, 3), round(high, 3), Text(
+        en=f"several instances over TCP ({gbit} Gbit/s, no RDMA): {low:.0%}-{high:.0%}, derived: about "
+           f"{v.gb_per_step:.1f} GB through each instance's network per micro-step at "
+           f"{basis.LINK_TCP.low:.0%}-{basis.LINK_TCP.high:.0%} of it makes a step {v.tcp_slowdown[0]:.2f}-"
+           f"{v.tcp_slowdown[1]:.2f}x its compute, on top of {inside.low:.0%}-{inside.high:.0%} inside one instance",
+        zh=f"多台实例经 TCP 互联（{gbit} Gbit/s，无 RDMA）：{low:.0%}–{high:.0%}，推导：每个微步每台实例网络收发约 "
+           f"{v.gb_per_step:.1f} GB，按其 {basis.LINK_TCP.low:.0%}–{basis.LINK_TCP.high:.0%} 的带宽计，每步为纯计算的 "
+           f"{v.tcp_slowdown[0]:.2f}–{v.tcp_slowdown[1]:.2f} 倍；再乘以单台实例内的 {inside.low:.0%}–{inside.high:.0%}"),
+        inside.sources + basis.LINK_TCP.sources)
 
 
 def peak_tflops(gpu: Any, precision: str, family: str) -> tuple[Range | None, list[Note]]:
@@ -138,7 +227,7 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     if attention >= 0.1 * (per_sample + attention):
         notes.append(_attention_note(attention / (per_sample + attention), w.seq_len * share))
     util = utilisation_for(family, w, candidate.gpu)
-    scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus)
+    scale = scaling_for(candidate.instance, candidate.nodes, candidate.total_gpus, candidate)
     gpus = candidate.total_gpus
     fastest = flops / (peak.high * 1e12 * util.high * gpus * scale.high) / 3600
     slowest = flops / (peak.low * 1e12 * util.low * gpus * scale.low) / 3600
@@ -148,7 +237,9 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
         extra = dequant * micro_steps / 3600
         notes.append(_dequant_note(extra, (fastest, slowest), candidate.gpu))
         fastest, slowest = fastest + extra, slowest + extra
-    traffic = sharding_traffic(candidate) if gpus > 1 else None
+    # over TCP across instances the derived scaling band already counts every byte of the sharding (internode.py)
+    tcp_derived = scale is not basis.SCALING_TCP and candidate.nodes > 1 and candidate.instance.rdma == "none"
+    traffic = sharding_traffic(candidate) if gpus > 1 and not tcp_derived else None
     comm_notes: list[Note] = []
     if traffic is not None:
         micro = _traffic_micro_batch(candidate, job)

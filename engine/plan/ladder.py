@@ -35,6 +35,7 @@ ZERO_STAGES = (Distributed.zero1, Distributed.zero2, Distributed.zero3)
 STAGE_OF = {Distributed.zero1: 1, Distributed.zero2: 2, Distributed.zero3: 3, Distributed.fsdp: 3}
 GPUS_PER_NODE_CHOICES = (1, 2, 4, 8)
 MAX_TOTAL_GPUS = 512
+MACHINE_COUNTS = (2, 3, 4, 6, 8)   # machines a sharded training job is planned on before doubling
 
 # Relative training time of each step (1.0 = unchanged). Checkpointing recomputes the forward pass: one
 # extra forward on top of forward + backward (backward ~ 2x forward) = 4/3 (Chen et al. 2016,
@@ -227,10 +228,14 @@ def _shard_counts(gpus: int, fixed_gpus: bool, max_per_node: int) -> list[int]:
     if fixed_gpus:
         return [gpus] if gpus > 1 else []
     counts = [n for n in GPUS_PER_NODE_CHOICES if 1 < n <= max_per_node]
-    n = max_per_node * 2
-    while n <= MAX_TOTAL_GPUS:
-        counts.append(n)
-        n *= 2
+    # whole machines: 2, 3, 4, 6, 8, then doubling. Data parallelism and ZeRO / FSDP shard over any count, so a job
+    # that 2 machines cannot hold is not planned on 4 when 3 hold it (70B full fine-tuning: 1.1 TB of model states)
+    machines = [k for k in MACHINE_COUNTS]
+    k = MACHINE_COUNTS[-1] * 2
+    while k * max_per_node <= MAX_TOTAL_GPUS:
+        machines.append(k)
+        k *= 2
+    counts += [m * max_per_node for m in machines if m * max_per_node <= MAX_TOTAL_GPUS]
     return counts
 
 

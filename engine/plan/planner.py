@@ -125,6 +125,9 @@ class Plan:
     deadline_notes: list[Text] = field(default_factory=list)  # scaleout.py / serving.py: said first in the answer
     speed_notes: list[Text] = field(default_factory=list)  # serving.py: a decoder LLM's tokens/s, after the plan's own notes
     deadline_relax: list[Text] = field(default_factory=list)  # scaleout.py: why the deadline cannot be met
+    # stated.py: the option a relaxed stated count / strategy named as "the plan below", with that note; the advisor
+    # says so when the cost report then leads with another option (advisor.reconcile_stated_pick)
+    stated_pick: tuple[Candidate, Text] | None = None
 
     @property
     def preference_met(self) -> bool:

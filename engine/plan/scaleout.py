@@ -106,6 +106,9 @@ def scale_for_deadline(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
     """``the_plan`` with every GPU model's plan scaled out to meet the deadline where it can (in place)."""
     w = job.workload
     deadline = w.deadline_hours
+    if deadline and w.task != Task.inference and (job.original.num_gpus or job.original.num_nodes) \
+            and the_plan.chosen is not None:
+        _stated_count_deadline(the_plan, job, deadline)
     if not deadline or w.task == Task.inference or job.original.num_gpus or job.original.num_nodes \
             or not the_plan.options:
         return the_plan
@@ -158,6 +161,28 @@ def scale_for_deadline(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
             zh=f"为在 {deadline:g} 小时期限内完成，方案用 {c.total_gpus} 张 {c.gpu.display_name}{nodes_zh}"
                f"（仅按显存只需 {c.scaled_from} 张）：约 {hours:,.0f} 小时（中间估计）。"))
     return the_plan
+
+
+def _stated_count_deadline(the_plan: Plan, job: Job, deadline: float) -> None:
+    """The GPU count is stated (so nothing is scaled out) and the leading option misses the stated deadline: said
+    first, with the GPUs of this kind the deadline would take at its rate (GPU-hours / deadline, a lower bound:
+    more GPUs add communication)."""
+    c = the_plan.chosen
+    hours = _mid_hours(c, job)
+    if hours is None or hours <= deadline:
+        return
+    time = estimate_time(c, job)
+    gpu_hours = time.gpu_hours.mid if time.gpu_hours else hours * c.total_gpus
+    needed = math.ceil(gpu_hours / deadline)
+    c.misses_deadline = True
+    the_plan.deadline_notes.append(Text(
+        en=f"The {deadline:g} h deadline is not met on the {c.total_gpus} × {c.gpu.display_name} stated: about "
+           f"{hours:,.0f} h (mid estimate). The job is about {gpu_hours:,.0f} GPU-hours on this GPU, so {deadline:g} h "
+           f"takes at least {needed} of them (more GPUs add communication); ask without the GPU count to plan it, or "
+           "reduce the job (samples, epochs, sequence length).",
+        zh=f"按所述 {c.total_gpus} 张 {c.gpu.display_name}，{deadline:g} 小时的期限无法满足：约需 {hours:,.0f} 小时（中间估计）。"
+           f"该作业在此 GPU 上约 {gpu_hours:,.0f} GPU 时，{deadline:g} 小时内完成至少需 {needed} 张（卡越多通信越多）；"
+           "去掉卡数再问即可按期限规划，或缩小作业（样本数、轮数、序列长度）。"))
 
 
 def _cannot(catalog: Catalog, deadline: float, best: tuple[float, int, Candidate], job: Job,

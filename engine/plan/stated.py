@@ -83,13 +83,15 @@ def relax_stated_strategy(catalog: Catalog, the_plan: Plan, job: Job, region: st
     change_zh = "CPU 卸载" if got.cpu_offload else _strategy_name(got)
     machines_en = f" on {c.nodes} machines" if c.nodes > 1 else ""
     machines_zh = f"（{c.nodes} 台）" if c.nodes > 1 else ""
-    free.deadline_notes.insert(0, Text(
+    note = Text(
         en=f"With {name} as you stated, no GPU of the catalog holds this job{need_en}. The smallest change that holds it "
            f"is {change_en} on {c.total_gpus} × {c.gpu.display_name}{machines_en} ({c.instance.type}, about "
            f"{c.estimate.device_total_gib:.1f} GiB per GPU); the plan below uses it.",
         zh=f"按你给出的 {name}，目录中没有哪种 GPU 放得下此作业{need_zh}。放得下的最小改动是改用 {change_zh}："
            f"{c.total_gpus} 张 {c.gpu.display_name}{machines_zh}（{c.instance.type}，每卡约 "
-           f"{c.estimate.device_total_gib:.1f} GiB），下面的方案按它给出。"))
+           f"{c.estimate.device_total_gib:.1f} GiB），下面的方案按它给出。")
+    free.deadline_notes.insert(0, note)
+    free.stated_pick = (c, note)
     return free
 
 
@@ -149,13 +151,44 @@ def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
         stated, used = _strategy_name(w), _strategy_name(got)
         other_en = f" with {used}: {stated} as you stated holds it on no GPU count"
         other_zh = f"，用 {used}：按你给出的 {stated}，任何卡数都放不下"
-    free.deadline_notes.insert(0, Text(
+    note = Text(
         en=f"{head_en}{need_en}. The smallest configuration that "
            f"holds it here is {c.total_gpus} × {c.gpu.display_name}{machines_en} ({c.instance.type}, about "
            f"{c.estimate.device_total_gib:.1f} GiB per GPU){other_en}; the plan below uses it.",
         zh=f"{head_zh}{need_zh}。放得下的最小配置是 {c.total_gpus} 张 "
-           f"{c.gpu.display_name}{machines_zh}（{c.instance.type}，每卡约 {c.estimate.device_total_gib:.1f} GiB）{other_zh}，下面的方案按它给出。"))
+           f"{c.gpu.display_name}{machines_zh}（{c.instance.type}，每卡约 {c.estimate.device_total_gib:.1f} GiB）{other_zh}，下面的方案按它给出。")
+    free.deadline_notes.insert(0, note)
+    free.stated_pick = (c, note)
     return free
+
+
+def reconcile_stated_pick(the_plan: Plan | None) -> None:
+    """The note of a relaxed stated count / strategy says "the plan below uses" its option; when the plan then leads
+    with another one (the cost report's pick: a lower job total, or a time where the named option has none), the
+    note says which and why instead (in place)."""
+    if the_plan is None or the_plan.stated_pick is None or the_plan.chosen is None:
+        return
+    named, note = the_plan.stated_pick
+    c = the_plan.chosen
+    if c is named or c.instance.type == named.instance.type and c.total_gpus == named.total_gpus:
+        return
+    why_en, why_zh = "it ranks first on the job's total cost and time", "它在作业总费用与耗时上排第一"
+    if named.price is None and c.price is None:
+        why_en, why_zh = ("neither has a list price here and it has a time estimate",
+                          "两者在此都没有目录价，而它有耗时估算")
+    elif named.price is None:
+        why_en, why_zh = "it has a list price here", "它在此有目录价"
+    machines_en = f" on {c.nodes} machines" if c.nodes > 1 else ""
+    machines_zh = f"（{c.nodes} 台）" if c.nodes > 1 else ""
+    fixed = Text(
+        en=note.en.replace("; the plan below uses it.",
+                           f". The plan below leads with {c.total_gpus} × {c.gpu.display_name}{machines_en} "
+                           f"({c.instance.type}, about {c.estimate.device_total_gib:.1f} GiB per GPU) instead: {why_en}."),
+        zh=note.zh.replace("，下面的方案按它给出。",
+                           f"。下面的方案改用 {c.total_gpus} 张 {c.gpu.display_name}{machines_zh}（{c.instance.type}，"
+                           f"每卡约 {c.estimate.device_total_gib:.1f} GiB）：{why_zh}。"))
+    the_plan.deadline_notes[:] = [fixed if n is note else n for n in the_plan.deadline_notes]
+    the_plan.stated_pick = (c, fixed)
 
 
 def quantization_note(the_plan: Plan | None, job: Job) -> Text | None:

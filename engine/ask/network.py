@@ -1,0 +1,31 @@
+""""没有RDMA" / "no RDMA": the question says the machines have no RDMA network. The answer's first lines say what
+that means for the job, in the answer's own inter-node verdict (rules NET-MULTINODE / NET-TCP-OK, figures from
+costing/internode.py): a job on one instance needs none; across instances the step over TCP against its compute,
+and whether RDMA is required."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_advisor.ask.parsed import ParsedQuestion
+from gpu_advisor.util.i18n import Text
+
+NET_RULES = ("NET-MULTINODE", "NET-TCP-OK")
+
+
+def no_rdma_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    if not any(h.kind == "no_rdma" for h in parsed.hints) or getattr(rec, "instance", None) is None:
+        return None
+    inst = rec.instance
+    if inst.nodes <= 1:
+        return Text(en=f"No RDMA, as you said: {inst.total_gpus} GPU(s) on one instance need none (the network only "
+                       "carries data reads and checkpoints).",
+                    zh=f"你说没有 RDMA：{inst.total_gpus} 张卡在单台实例内训练，无需 RDMA（网络只用于读数据和上传检查点）。")
+    item = next((i for i in rec.sections if i.section == "network" and i.rule_id in NET_RULES), None)
+    if item is None:
+        return None
+    required = item.rule_id == "NET-MULTINODE"
+    end_en = (" Over TCP the GPUs would mostly wait on the network: use instances with RDMA / eRDMA, or fewer machines."
+              if required else "")
+    end_zh = "走 TCP 时 GPU 大部分时间在等网络：请用带 RDMA / eRDMA 的实例，或减少机器数。" if required else ""
+    return Text(en=f"No RDMA, as you said: {item.text.en}{end_en}", zh=f"你说没有 RDMA：{item.text.zh}{end_zh}")
