@@ -75,7 +75,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     from gpu_advisor.ask.billing import billing_line, budget_route_line, platform_line, savings_line
     from gpu_advisor.ask.capacity import capacity_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
-    from gpu_advisor.ask.scaleout import scale_out_line
+    from gpu_advisor.ask.scaleout import scale_out
     from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line
 
     def plan_on(f: dict[str, Any]) -> Any:
@@ -83,17 +83,20 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     together = colocated_line(parsed, rec) or draft_line(parsed, rec)   # both models, not the first one alone
+    # a long training job asked "how many GPUs": the scale-out line says the fewest that hold it and the time on more,
+    # which is what the plain count line would say first; with its 30-day plan, no second assumed window is added
+    scale, month_plan = scale_out(parsed, fields, rec, plan_on)
     lines = [t for t in (capacity_line(parsed, fields, rec, plan_on), memory_line(parsed, fields, rec, plan_on),
                          savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), together,
-                         count_line(parsed, rec), concurrency_line(parsed, rec), None if together else verdict(parsed, rec),
+                         None if scale else count_line(parsed, rec), concurrency_line(parsed, rec), None if together else verdict(parsed, rec),
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
-                         platform_line(parsed, rec), scale_out_line(parsed, fields, rec, plan_on)) if t]
+                         platform_line(parsed, rec), scale) if t]
     from gpu_advisor.ask.network import no_rdma_line
 
     if (net := no_rdma_line(parsed, rec)) is not None:   # "没有RDMA": what that means for this job, after the verdict
         lines.insert(1 if lines else 0, net)
-    if (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
+    if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
         lines.append(window)
     if (pref := offline_line(parsed.alignment, rec)) is not None:   # DPO / KTO / ORPO: what the method adds
         lines.insert(1 if lines and pref[1] else 0, pref[0])   # first when it no longer fits the lead

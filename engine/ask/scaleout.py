@@ -37,20 +37,27 @@ def scale_out_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
                    plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
     """The line, or None: the GPUs or a deadline stated, serving, or a job under a week (a month when the question
     does not ask how many GPUs)."""
+    return scale_out(parsed, fields, rec, plan_on)[0]
+
+
+def scale_out(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
+              plan_on: Callable[[dict[str, Any]], Any]) -> tuple[Text | None, bool]:
+    """(the line or None, whether it carries a deadline-scaled count: the 30-day plan of a job a full instance runs
+    for over a month), so the caller does not add a second assumed-deadline plan beside it."""
     from gpu_advisor.ask.lexicon import load_lexicon
 
     pattern = load_lexicon().keywords.get("count_question")
     if {"num_gpus", "num_nodes", "deadline_hours"} & parsed.stated():
-        return None
+        return None, False
     asks_count = pattern is not None and pattern.search(parsed.text) is not None
     wall, inst = _wall_mid(rec), getattr(rec, "instance", None)
     if wall is None or inst is None or inst.total_gpus >= FULL_INSTANCE_GPUS \
             or wall < (LONG_JOB_HOURS if asks_count else VERY_LONG_JOB_HOURS):
-        return None
+        return None, False
     wider = plan_on({**fields, "num_gpus": FULL_INSTANCE_GPUS, "gpu_preference": inst.gpu_id})
     wide_wall, wide = _wall_mid(wider), getattr(wider, "instance", None)
     if wide_wall is None or wide is None or wide.gpu_id != inst.gpu_id or wide_wall >= wall:
-        return None
+        return None, False
     one_en, one_zh = _span(wall)
     all_en, all_zh = _span(wide_wall)
     nodes = getattr(wide, "nodes", 1) or 1
@@ -62,7 +69,7 @@ def scale_out_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
            f"{'holds the job but takes' if inst.total_gpus == 1 else 'hold the job but take'} about {one_en} (mid estimate); "
            f"{wide.total_gpus} ({where_en}) about {all_en}{month_en}. A deadline gives the count that meets it.",
         zh=f"{'需要几张卡' if asks_count else '卡数'}：{inst.total_gpus} 张 {inst.gpu_display} 放得下，但约需 {one_zh}"
-           f"（中间估计）；{wide.total_gpus} 张（{where_zh}）约 {all_zh}{month_zh}。给出期限可得满足它的卡数。")
+           f"（中间估计）；{wide.total_gpus} 张（{where_zh}）约 {all_zh}{month_zh}。给出期限可得满足它的卡数。"), bool(month_en)
 
 
 def _month_plan(fields: dict[str, Any], gpu_id: str, wide_wall: float,
