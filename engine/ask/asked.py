@@ -120,12 +120,26 @@ def memory_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
     gpus = int(rec.workload.get("num_gpus") or 1)
     on_en = f" on each of {gpus} GPUs" if gpus > 1 else ""
     on_zh = f"（每卡，共 {gpus} 卡）" if gpus > 1 else ""
-    en = [f"about {mem.device_total_gib:.1f} GiB of GPU memory as configured{on_en} ({what_en})"]
-    zh = [f"按所述配置约需 {mem.device_total_gib:.1f} GiB 显存{on_zh}（{what_zh}）"]
+    fmt = _weight_format(rec.workload)
+    fmt_en = f", {fmt} weights" if fmt else ""
+    fmt_zh = f"，{fmt} 权重" if fmt else ""
+    en = [f"about {mem.device_total_gib:.1f} GiB of GPU memory as configured{on_en} ({what_en}{fmt_en})"]
+    zh = [f"按所述配置约需 {mem.device_total_gib:.1f} GiB 显存{on_zh}（{what_zh}{fmt_zh}）"]
     planned = rec.planned_memory
     if inst is not None and planned is not None and (inst.total_gpus != gpus or abs(planned.device_total_gib - mem.device_total_gib) > 0.5):
         en.append(f"the plan uses {inst.total_gpus} × {inst.gpu_display} at about {planned.device_total_gib:.1f} GiB each")
         zh.append(f"方案用 {inst.total_gpus} 张 {inst.gpu_display}，每卡约 {planned.device_total_gib:.1f} GiB")
+    stated_fmt = ({"quantization", "precision"} & parsed.stated()) and fmt not in (None, "BF16", "FP16", "FP32")
+    if stated_fmt and str(fields.get("task")) == "inference":
+        # "405B 推理需要多少显存？FP8 呢？": the stated format's figure leads, the 16-bit one beside it for comparison
+        base = {k: v for k, v in fields.items() if k not in ("quantization", "precision")}
+        try:
+            other = plan_on({**base, "precision": "bf16", "lang": rec.lang}).memory
+        except Exception:   # noqa: BLE001 - no 16-bit plan to compare with: the stated format's figure stands alone
+            other = None
+        if other is not None:
+            en.append(f"with 16-bit (BF16) weights about {other.device_total_gib:.1f} GiB")
+            zh.append(f"16 位（BF16）权重约 {other.device_total_gib:.1f} GiB")
     if (_asks(parsed, "minimum_cue") and fields.get("quantization") is None and str(fields.get("task")) == "inference"
             and parts.get("kv_cache") is not None):
         for fmt in ("int8", "int4"):
@@ -138,6 +152,17 @@ def memory_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
         en[-1] += " (evaluate accuracy before serving quantized weights)"
         zh[-1] += "（上线量化权重前请评测精度）"
     return Text(en=f"Memory: {'; '.join(en)}.", zh=f"显存：{'；'.join(zh)}。")
+
+
+def _weight_format(workload: dict[str, Any]) -> str | None:
+    """The weights' format the estimate used, as people write it (INT4, FP8, BF16), from the workload it sized."""
+    quant = str(workload.get("quantization") or "none").lower()
+    if quant not in ("none", ""):
+        return quant.upper()
+    prec = str(workload.get("precision") or "").lower()
+    if not prec:
+        return None
+    return {"bf16_amp": "BF16", "fp16_amp": "FP16"}.get(prec, prec.upper())
 
 
 def count_line(parsed: ParsedQuestion, rec: Any) -> Text | None:

@@ -520,11 +520,13 @@ def nodes_total(s: Scanner, m: re.Match[str]) -> None:
 
 def latency_target(s: Scanner, m: re.Match[str]) -> None:
     s.claim(m)
-    s.note_unused(m.group(0), "a latency target: gpu-advisor sizes memory and cost, not latency; time to first token "
-                  "grows with the prompt length and the requests prefilled at once, so measure it on one replica at your "
-                  "concurrency (vLLM benchmark_serving reports TTFT and TPOT) and add replicas if it is missed",
-                  "延迟目标：gpu-advisor 估算显存与费用，不估算延迟；首 token 延迟随提示长度和同时预填充的请求数增长，"
-                  "请在单副本、按你的并发实测（vLLM benchmark_serving 会给出 TTFT 和 TPOT），达不到就增加副本")
+    s.note_unused(m.group(0), "a latency target: it does not size the plan; compare it with the answer's serving-speed "
+                  "line (time to first token from the prompt and output lengths, prefill alone when no output length is "
+                  "given), then measure on one replica at your concurrency (vLLM benchmark_serving reports TTFT and TPOT) "
+                  "and add replicas if it is missed",
+                  "延迟目标：不参与配置选择；请与答案中的服务速度一行对照（给出提示与输出长度时含首 token 延迟，"
+                  "未给输出长度时为单条提示的预填充时间），再在单副本、按你的并发实测（vLLM benchmark_serving 会给出 "
+                  "TTFT 和 TPOT），达不到就增加副本")
 
 
 def throughput(s: Scanner, m: re.Match[str]) -> None:

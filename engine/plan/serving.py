@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from gpu_advisor.costing.decode import DECODE_HBM, MAX_NUM_SEQS, PREFILL_UTIL, Speed, closed_loop, decode_step, replica_of
+from gpu_advisor.costing.decode import (DECODE_HBM, MAX_NUM_SEQS, PREFILL_UTIL, Speed, closed_loop, decode_step,
+                                        prefill_time, replica_of)
 from gpu_advisor.costing.timing import peak_tflops, utilisation_for
 from gpu_advisor.memory.core import CUDA_CONTEXT_GIB, GIB
 from gpu_advisor.memory.serving import DEFAULT_UTILIZATION
@@ -178,17 +179,23 @@ def _decode_only(the_plan: Plan, job: Job) -> None:
     fast, slow = decode_step(replica, n, seq / 2, 0), decode_step(replica, n, seq, 1)
     rate = job.workload.requests_per_second
     en, zh = _basis(c)
+    # the prefill of one prompt as long as the whole context, alone: the time to first token with nothing queued ahead
+    # of it (an upper bound on the prompt, a lower bound on the TTFT under load); the queue needs the output length
+    pre = (prefill_time(replica, seq, 0), prefill_time(replica, seq, 1))
+    pre_en = (f" A prompt of up to {seq} tokens prefills alone in about {_s(pre)} (the time to first token with no other "
+              "request queued; under load it grows).")
+    pre_zh = f"一条至多 {seq} token 的提示单独预填充约 {_s(pre)}（无其他请求排队时的首 token 延迟；有负载时更长）。"
     rate_en = (f" {rate:g} requests/s is not turned into replicas: state the output length (e.g. 'output 500 tokens')."
                if rate else "")
     rate_zh = f"每秒 {rate:g} 个请求暂不换算副本数：请给出输出长度（如“输出 500 token”）。" if rate else ""
     the_plan.speed_notes.append(Text(
         en=f"Decode speed: about {1 / slow:.0f}-{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
            f"{'s' if n > 1 else ''} on one replica ({c.total_gpus} × {c.gpu.display_name}; {_ms((fast, slow))} a step at "
-           f"a context of {seq // 2}-{seq} tokens). The output length is not stated, so prefill time, time to first token "
-           f"and requests/s are not given.{rate_en} [{en}]",
+           f"a context of {seq // 2}-{seq} tokens).{pre_en} The output length is not stated, so the time to first token under "
+           f"load and requests/s are not given.{rate_en} [{en}]",
         zh=f"解码速度：单副本（{c.total_gpus} 张 {c.gpu.display_name}）同时 {n} 条序列时每条约 {1 / slow:.0f}–{1 / fast:.0f} "
-           f"个输出 token/秒（上下文 {seq // 2}–{seq} token 时每步 {_ms((fast, slow))}）。未给出输出长度，因此不给出预填充时间、"
-           f"首 token 延迟和每秒请求数。{rate_zh}［{zh}］"))
+           f"个输出 token/秒（上下文 {seq // 2}–{seq} token 时每步 {_ms((fast, slow))}）。{pre_zh}未给出输出长度，因此不给出"
+           f"有负载时的首 token 延迟和每秒请求数。{rate_zh}［{zh}］"))
 
 
 def llm_speed(the_plan: Plan, job: Job) -> Plan:
