@@ -232,46 +232,68 @@ class GuardedApp(Guard):
         return self.app.state
 
 
-def protocol_class() -> Any:
-    """uvicorn's h11 protocol with a time limit on reading a request head (HEAD_TIMEOUT_S from the connection or
-    from the previous response): a client that trickles its headers, or holds an idle connection, is closed."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+class _HeadTimeout:
+    """A time limit on reading a request head (HEAD_TIMEOUT_S from the connection or from the previous response),
+    mixed into uvicorn's HTTP protocols: a client that trickles its headers, or holds an idle connection, is
+    closed. The protocol calls ``_head_arrived()`` when a request head has been parsed."""
 
-    class HeadTimeoutH11(H11Protocol):
-        _head_timer: Any = None
+    _head_timer: Any = None
 
-        def _arm(self) -> None:
-            self._disarm()
-            self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_timeout)
+    def _arm(self) -> None:
+        self._disarm()
+        self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_timeout)  # type: ignore[attr-defined]
 
-        def _disarm(self) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
-
-        def _head_timeout(self) -> None:
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
             self._head_timer = None
-            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
-                self.transport.close()
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+    def _head_timeout(self) -> None:
+        self._head_timer = None
+        cycle, transport = self.cycle, self.transport  # type: ignore[attr-defined]
+        if (cycle is None or cycle.response_complete) and not transport.is_closing():
+            transport.close()
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # type: ignore[misc]
+        if not self.transport.is_closing():  # type: ignore[attr-defined]
             self._arm()
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)  # type: ignore[misc]
+
+
+def protocol_class(kind: str | None = None) -> Any:
+    """uvicorn's HTTP protocol with the head time limit (_HeadTimeout): httptools' parser (C, llhttp) when it is
+    installed, else h11 (pure Python). ``kind`` ("httptools" / "h11") forces one."""
+    if kind is None:
+        kind = os.environ.get("GPU_ADVISOR_HTTP_PARSER", "").strip() or "auto"
+    if kind in ("auto", "httptools"):
+        try:
+            from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+        except ImportError:
+            if kind == "httptools":
+                raise
+        else:
+            class HeadTimeoutHttpTools(_HeadTimeout, HttpToolsProtocol):
+                def on_headers_complete(self) -> None:
+                    super().on_headers_complete()
+                    self._disarm()
+
+            return HeadTimeoutHttpTools
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadTimeoutH11(_HeadTimeout, H11Protocol):
         def handle_events(self) -> None:
             cycle = self.cycle
             super().handle_events()
             if self.cycle is not cycle:  # a request head arrived
                 self._disarm()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.transport.is_closing():
-                self._arm()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
 
     return HeadTimeoutH11
 
