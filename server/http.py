@@ -100,11 +100,13 @@ class Guard:
     """ASGI middleware in front of the SDK's app: exact Host / Origin, POST only on /mcp, a bounded body read with
     a time limit, and JSON-RPC errors for frames the SDK would answer with no reply or a pydantic dump."""
 
-    def __init__(self, app: Any, hosts: list[str], origins: list[str], token: str | None = None) -> None:
+    def __init__(self, app: Any, hosts: list[str], origins: list[str], token: str | None = None,
+                 fast: Any = None) -> None:
         self.app = app
         self.hosts = hosts
         self.origins = origins
         self.token = token
+        self.fast = fast  # server/fastpath.py's ToolCallFastPath, or None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -135,6 +137,8 @@ class Guard:
             if problem is not None:
                 await _rpc_error(send, 400, *problem)
                 return
+        if self.fast is not None and await self.fast.answer(scope, headers, body, send):
+            return
         sent = False
 
         async def replay() -> dict[str, Any]:
