@@ -316,46 +316,15 @@ def timeout_result(name: str, limit: float, lang: str) -> CallToolResult:
                         "input and call again.")
 
 
-WORKER_THREADS = 40  # as many calls at a time as anyio's default thread limiter allowed
-_pool: tuple[int, Any] | None = None  # (pid, executor): a forked worker process makes its own
-
-
-def _executor() -> Any:
-    """This process's thread pool for tool calls (created at the first call, again after a fork)."""
-    global _pool
-    pid = os.getpid()
-    if _pool is None or _pool[0] != pid:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _pool = (pid, ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="gpu-advisor-tool"))
-    return _pool[1]
-
-
-async def in_thread(function: Callable[[dict[str, Any]], CallToolResult], arguments: dict[str, Any]) -> CallToolResult:
-    """``function(arguments)`` on a worker thread, in a copy of the caller's context. On asyncio through
-    ``loop.run_in_executor`` (a C queue and one wake-up of the loop: about 20-30 us of CPU per call against 55-90 us
-    for anyio.to_thread, whose queue is pure Python; /tmp measurements in docs/benchmarks.md); anyio's otherwise
-    (trio). Cancelling the caller abandons the call (the thread finishes it, the answer is dropped)."""
-    import asyncio
-    import contextvars
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        import anyio.to_thread
-
-        return await anyio.to_thread.run_sync(function, arguments, abandon_on_cancel=True)
-    return await loop.run_in_executor(_executor(), contextvars.copy_context().run, function, arguments)
-
-
 def make_tool(entry: dict[str, Any]) -> Tool:
     """A read-only tool from its published entry; the first call imports the code behind it (server/tools.py).
 
-    Every call runs on a worker thread (in_thread), off the event loop, under a time limit (time_limit_s()): a
+    Every call runs on a worker thread (anyio's pool), off the event loop, under a time limit (time_limit_s()): a
     slow call never holds up the other requests of the server, and its caller gets a tool error when the limit is
     reached. Python cannot stop a thread: an abandoned call finishes in the background and its answer is dropped
     (the tools are read-only)."""
     import anyio
+    import anyio.to_thread
 
     name = entry["name"]
 
@@ -365,7 +334,7 @@ def make_tool(entry: dict[str, Any]) -> Tool:
     async def run(**arguments: Any) -> CallToolResult:
         limit = time_limit_s()
         with anyio.move_on_after(limit) as scope:
-            return await in_thread(call, arguments)
+            return await anyio.to_thread.run_sync(call, arguments, abandon_on_cancel=True)
         assert scope.cancelled_caught
         return timeout_result(name, limit, answer_lang(arguments) if bad_lang(arguments) is None else "en")
 
