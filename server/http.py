@@ -14,7 +14,9 @@ Security:
   at a time (503 beyond).
 - Malformed JSON-RPC gets a JSON-RPC error: not JSON -32700, a batch array or a non-request -32600 (HTTP 400).
 
-Speed (bench/http_load.py; figures in docs/mcp.md):
+Speed (bench/http_load.py; figures in docs/mcp.md and docs/benchmarks.md):
+- A plain handshake-era ``tools/call`` is answered by server/fastpath.py (behind the exact SDK pin), everything
+  else by the SDK; uvicorn parses with httptools (C), h11 as the fallback.
 - The tools run on worker threads with a time limit (server/registry.py make_tool): a slow call does not hold up
   the others.
 - Before the port opens, ``warm_up()`` (server/warmup.py) calls every tool once, so the knowledge base, the
