@@ -57,6 +57,7 @@ PINS = {"mcp": "2.3.0", "mcp-types": "2.3.0"}
 PARAM_KEYS = frozenset({"name", "arguments"})
 ENVELOPE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 METHOD = "tools/call"
+PATH = "/mcp"  # the SDK's streamable_http_path, as server/http.py serves it
 CONTENT_TYPE = CONTENT_TYPE_JSON.encode("latin-1")
 _VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.lower().encode("latin-1")
 _SESSION_HEADER = b"mcp-session-id"
@@ -123,7 +124,8 @@ class ToolCallFastPath:
 
     async def answer(self, scope: Any, headers: dict[bytes, bytes], body: bytes, send: Any) -> bool:
         """Answer a plain tools/call of one of our tools and return True; False (nothing sent) for the SDK."""
-        if len(headers) != len(scope["headers"]) or _SESSION_HEADER in headers:
+        if scope["path"] != PATH or scope.get("root_path") or len(headers) != len(scope["headers"]) \
+                or _SESSION_HEADER in headers:  # "/mcp/" is the SDK's app's (a redirect), as are duplicates
             return False
         version = headers.get(_VERSION_HEADER)
         if version is None:

@@ -123,9 +123,10 @@ class Exchange:
         self.fast.fast.answer = recording
 
     @staticmethod
-    async def send(app: Any, headers: list[tuple[bytes, bytes]], body: bytes) -> tuple[int, list, bytes]:
+    async def send(app: Any, headers: list[tuple[bytes, bytes]], body: bytes, path: str = "/mcp",
+                   query: bytes = b"") -> tuple[int, list, bytes]:
         scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-                 "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": b"",
+                 "path": path, "raw_path": path.encode(), "root_path": "", "query_string": query,
                  "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 5000),
                  "headers": [*headers, (b"content-length", str(len(body)).encode())]}
         messages = [{"type": "http.request", "body": body, "more_body": False}]
@@ -145,13 +146,13 @@ class Exchange:
         return start["status"], sorted(start["headers"]), b"".join(m.get("body", b"") for m in out
                                                                    if m["type"] == "http.response.body")
 
-    async def both(self, cases: list[tuple[str, list, bytes]]) -> list[tuple[str, Any, Any, bool]]:
+    async def both(self, cases: list[tuple]) -> list[tuple[str, Any, Any, bool]]:
         out = []
         async with self.fast.router.lifespan_context(self.fast.app), self.slow.router.lifespan_context(self.slow.app):
-            for label, headers, body in cases:
+            for label, headers, body, *where in cases:
                 before = len(self.taken)
-                fast = await self.send(self.fast, headers, body)
-                slow = await self.send(self.slow, headers, body)
+                fast = await self.send(self.fast, headers, body, *where)
+                slow = await self.send(self.slow, headers, body, *where)
                 out.append((label, fast, slow, any(self.taken[before:])))
         return out
 
@@ -161,8 +162,11 @@ def test_fast_path_answers_as_the_sdk_does_byte_for_byte() -> None:
     cases = [(f"{b} / plain", BASE_HEADERS, body) for b, body in _bodies()]
     plain_call = json.dumps(VALID[8]).encode()  # explain_rule: cheap
     cases += [(f"explain_rule / {label}", headers, plain_call) for label, headers, _ in _header_variants()]
+    cases += [("explain_rule / path /mcp/", BASE_HEADERS, plain_call, "/mcp/"),
+              ("explain_rule / query", BASE_HEADERS, plain_call, "/mcp", b"x=1")]
     results = asyncio.run(exchange.both(cases))
-    expected_fast = {f"{b} / plain" for b, _ in _bodies() if b.startswith(("valid", "invalid")) or b == "spaced"}
+    expected_fast = {"explain_rule / query"}
+    expected_fast |= {f"{b} / plain" for b, _ in _bodies() if b.startswith(("valid", "invalid")) or b == "spaced"}
     expected_fast |= {f"explain_rule / {label}" for label, _, fast in _header_variants() if fast}
     mismatches = [(label, fast, slow) for label, fast, slow, _ in results if fast != slow]
     assert not mismatches, mismatches[:3]
@@ -170,6 +174,7 @@ def test_fast_path_answers_as_the_sdk_does_byte_for_byte() -> None:
     assert taken == expected_fast, (sorted(taken - expected_fast), sorted(expected_fast - taken))
     statuses = {label: fast[0] for label, fast, _, _ in results}
     assert statuses["valid-0 / plain"] == 200 and statuses["other-12 / plain"] == 400  # the batch: the guard's
+    assert statuses["explain_rule / path /mcp/"] == 307  # Starlette's redirect to /mcp, on both routes
 
 
 def test_fast_path_runs_a_raising_tool_once_and_answers_as_the_sdk(monkeypatch) -> None:
@@ -239,7 +244,8 @@ def test_the_installed_sdk_is_the_pinned_one() -> None:
     assert fastpath.installed_versions() == fastpath.PINS
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     for name, version in fastpath.PINS.items():
-        assert re.search(rf'"{re.escape(name)}=={re.escape(version)}"', text), f"pyproject.toml must pin {name}=={version}"
+        pin = rf'"{re.escape(name)}=={re.escape(version)}"'
+        assert re.search(pin, text), f"pyproject.toml must pin {name}=={version}"
 
 
 def test_the_sdk_pieces_the_fast_path_mirrors_are_where_it_expects() -> None:
@@ -270,7 +276,8 @@ def test_the_sdk_pieces_the_fast_path_mirrors_are_where_it_expects() -> None:
     assert list(inspect.signature(methods.validate_client_request).parameters)[:3] == ["method", "version", "params"]
     assert list(inspect.signature(methods.serialize_server_result).parameters)[:3] == ["method", "version", "data"]
     assert inspect.iscoroutinefunction(TransportSecurityMiddleware.validate_request)
-    assert list(inspect.signature(TransportSecurityMiddleware.validate_request).parameters) == ["self", "request", "is_post"]
+    assert list(inspect.signature(TransportSecurityMiddleware.validate_request).parameters) == [
+        "self", "request", "is_post"]
     assert list(inspect.signature(MCPServer.call_tool).parameters) == ["self", "name", "arguments", "context"]
     assert isinstance(JSONRPCRequest.model_fields["id"].annotation, object)
 
