@@ -402,7 +402,9 @@ def run_http(host: str, port: int, workers: int | None, build: Callable[[str, in
     settle_heap()
     auth = "bearer token required" if token else "no token"
     plural = f", {count} worker processes" if count > 1 else ""
-    sys.stderr.write(f"gpu-advisor MCP server: http://{host}:{port}/mcp (streamable HTTP, stateless, {auth}{plural})\n")
+    fast = ", tools/call fast path" if getattr(app, "fast", None) is not None else ""
+    sys.stderr.write(f"gpu-advisor MCP server: http://{host}:{port}/mcp (streamable HTTP, stateless, {auth}{plural}"
+                     f"{fast})\n")
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, access_log=False,
                             timeout_graceful_shutdown=5, http=protocol_class(), limit_concurrency=MAX_CONNECTIONS,
                             timeout_keep_alive=5)

@@ -203,6 +203,15 @@ async def test_streamable_http(http_server: HttpServer) -> None:
         await exercise(client)
 
 
+async def test_streamable_http_handshake_era_client(http_server: HttpServer) -> None:
+    """The SDK's client in its initialize-handshake mode: its tools/call requests take the fast path
+    (server/fastpath.py), the rest the SDK's route; the client validates every answer."""
+    from mcp import Client
+
+    async with Client(http_server.url, mode="legacy") as client:
+        await exercise(client)
+
+
 async def test_http_concurrent_calls_agree(http_server: HttpServer) -> None:
     """Sync tools run on worker threads; the rule engine is lock-guarded: concurrent answers are identical."""
     import anyio
