@@ -177,6 +177,60 @@ def test_fast_path_answers_as_the_sdk_does_byte_for_byte() -> None:
     assert statuses["explain_rule / path /mcp/"] == 307  # Starlette's redirect to /mcp, on both routes
 
 
+MODERN = "2026-07-28"
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def modern(message: dict[str, Any], meta: Any = ENVELOPE, **headers: str) -> tuple[list, bytes]:
+    """A 2026-07-28 request as the SDK's client sends it: the _meta envelope and the routing headers."""
+    message = json.loads(json.dumps(message))
+    if meta is not None:
+        message["params"]["_meta"] = meta
+    routing = {"mcp-protocol-version": MODERN, "mcp-method": message["method"],
+               "mcp-name": str(message["params"].get("name")), **headers}
+    lines = [*BASE_HEADERS, *((k.encode(), v.encode()) for k, v in routing.items() if v is not None)]
+    return lines, json.dumps(message, ensure_ascii=False).encode()
+
+
+def test_fast_path_answers_2026_07_28_requests_as_the_sdk_does_byte_for_byte() -> None:
+    exchange = Exchange()
+    plain = call("explain_rule", {"rule_id": "NET-MULTINODE", "lang": "en"}, rid=9)
+    cases, expected = [], set()
+    for i, m in enumerate(VALID + INVALID_ARGUMENTS):
+        cases.append((f"modern-{i}", *modern(m)))
+        expected.add(f"modern-{i}")
+    no_info = {k: v for k, v in ENVELOPE.items() if not k.endswith("clientInfo")}
+    cases += [
+        ("no clientInfo", *modern(plain, meta=no_info)),
+        ("unknown tool", *modern(call("no_such_tool", {}))),
+        ("no _meta", *modern(plain, meta=None)),
+        ("progress token", *modern(plain, meta={**ENVELOPE, "progressToken": 3})),
+        ("other version in _meta",
+         *modern(plain, meta={**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2026-01-01"})),
+        ("name header mismatch", *modern(plain, **{"mcp-name": "ask"})),
+        ("no method header", *modern(plain, **{"mcp-method": None})),
+        ("param header", *modern(plain, **{"mcp-param-rule_id": "NET-MULTINODE"})),
+        ("tools/list", *modern({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}})),
+        ("bad arguments type", *modern({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                                        "params": {"name": "ask", "arguments": "x"}})),
+    ]
+    expected.add("no clientInfo")
+    headers, body = modern(plain)
+    cases += [("accept json only", [(k, b"application/json" if k == b"accept" else v) for k, v in headers], body),
+              ("accept sse only", [(k, b"text/event-stream" if k == b"accept" else v) for k, v in headers], body),
+              ("foreign origin", [*headers, (b"origin", b"http://evil.example")], body)]
+    expected.add("accept json only")
+    results = asyncio.run(exchange.both(cases))
+    mismatches = [(label, fast, slow) for label, fast, slow, _ in results if fast != slow]
+    assert not mismatches, mismatches[:3]
+    taken = {label for label, _, _, was_fast in results if was_fast}
+    assert taken == expected, (sorted(taken - expected), sorted(expected - taken))
+    reply = json.loads(dict((label, fast) for label, fast, _, _ in results)["modern-0"][2])
+    assert reply["result"]["resultType"] == "complete" and reply["result"]["_meta"]
+
+
 def test_fast_path_runs_a_raising_tool_once_and_answers_as_the_sdk(monkeypatch) -> None:
     from gpu_advisor.server import tools as T
 
@@ -189,11 +243,14 @@ def test_fast_path_runs_a_raising_tool_once_and_answers_as_the_sdk(monkeypatch) 
     monkeypatch.setitem(T.SPECS, "explain_rule", T.SPECS["explain_rule"].__class__(
         **{**T.SPECS["explain_rule"].__dict__, "handler": boom}))
     exchange = Exchange()
-    body = json.dumps(call("explain_rule", {"rule_id": "TIER-ENTRY"})).encode()
-    [(_, fast, slow, was_fast)] = asyncio.run(exchange.both([("boom", BASE_HEADERS, body)]))
-    assert was_fast and fast == slow and calls == [1, 1]  # once on each path
-    reply = json.loads(fast[2])
-    assert reply["result"]["isError"] is True and "secret" not in fast[2].decode()
+    message = call("explain_rule", {"rule_id": "TIER-ENTRY"})
+    results = asyncio.run(exchange.both([("boom", BASE_HEADERS, json.dumps(message).encode()),
+                                         ("boom 2026", *modern(message))]))
+    assert calls == [1, 1, 1, 1]  # once on each route, in each era
+    for _, fast, slow, was_fast in results:
+        assert was_fast and fast == slow
+        reply = json.loads(fast[2])
+        assert reply["result"]["isError"] is True and "secret" not in fast[2].decode()
 
 
 def test_fast_path_turns_an_mcp_error_into_the_dispatchers_json_rpc_error(monkeypatch) -> None:
@@ -207,10 +264,12 @@ def test_fast_path_turns_an_mcp_error_into_the_dispatchers_json_rpc_error(monkey
     monkeypatch.setitem(T.SPECS, "explain_rule", T.SPECS["explain_rule"].__class__(
         **{**T.SPECS["explain_rule"].__dict__, "handler": refuse}))
     exchange = Exchange()
-    body = json.dumps(call("explain_rule", {"rule_id": "TIER-ENTRY"}, rid="x")).encode()
-    [(_, fast, slow, was_fast)] = asyncio.run(exchange.both([("mcp error", BASE_HEADERS, body)]))
-    assert was_fast and fast == slow
-    assert json.loads(fast[2])["error"]["code"] == -32001
+    message = call("explain_rule", {"rule_id": "TIER-ENTRY"}, rid="x")
+    results = asyncio.run(exchange.both([("mcp error", BASE_HEADERS, json.dumps(message).encode()),
+                                         ("mcp error 2026", *modern(message))]))
+    for _, fast, slow, was_fast in results:
+        assert was_fast and fast == slow
+        assert json.loads(fast[2])["error"]["code"] == -32001
 
 
 def test_fast_path_is_off_without_the_pinned_sdk_and_says_so_once(monkeypatch, capsys) -> None:
@@ -319,6 +378,39 @@ def test_the_sdk_pieces_the_fast_path_mirrors_are_where_it_expects() -> None:
                   "isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError)",
                   'CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)'):
         assert piece in handler, piece
+    # the 2026-07-28 single-exchange entry (JSON mode) and the runner's 2026-era result stamps
+    from mcp.server import _streamable_http_modern as modern_entry
+    from mcp.server.lowlevel import server as lowlevel
+
+    entry = source(modern_entry.handle_modern_request)
+    for piece in ("decoded = json.loads(body)", "req = JSONRPCRequest.model_validate(decoded)",
+                  "find_duplicated_routing_header(request.headers.items())",
+                  "verdict = classify_inbound_request(decoded, headers=dict(request.headers))",
+                  "await _mcp_param_rejection(app, request, req, verdict, lifespan_state)",
+                  "if json_response and req.method != \"subscriptions/listen\":",
+                  "serve_one(app, dctx, req.method, req.params, connection=connection, lifespan_state=lifespan_state)"):
+        assert piece in entry, piece
+    assert "lookup = app.get_tool_input_schema" in source(modern_entry._mcp_param_rejection)
+    assert "validate_mcp_param_headers(input_schema, arguments, request.headers)" in source(
+        modern_entry._mcp_param_rejection)
+    assert "error=modern_error_data(exc)" in source(modern_entry._to_jsonrpc_response)
+    write = source(modern_entry._write)
+    for piece in ("ERROR_CODE_HTTP_STATUS.get(msg.error.code, _OK_STATUS)",
+                  'msg.model_dump(mode="json", by_alias=True, exclude_none=True)',
+                  'json.dumps(body, separators=(",", ":"))', 'media_type="application/json"'):
+        assert piece in write, piece
+    assert modern_entry._OK_STATUS == 200
+    assert 'dumped["resultType"] = "complete"' in serialize
+    assert "return self._stamp_server_info(version, dumped)" in serialize
+    stamp = source(runner.ServerRunner._stamp_server_info)
+    assert "result[\"_meta\"] = {SERVER_INFO_META_KEY: self.server.server_info_stamp}" in stamp
+    assert "if meta.get(SERVER_INFO_META_KEY) is None:" in stamp
+    info = source(lowlevel.Server.server_info.fget)
+    for field in ("name=self.name", "version=self.version", "title=self.title", "description=self.description",
+                  "website_url=self.website_url", "icons=self.icons"):
+        assert field in info, field
+    assert "return None if tool is None else tool.parameters" in source(mcpserver_module.MCPServer._tool_input_schema)
+    assert "get_tool_input_schema=self._tool_input_schema" in source(mcpserver_module.MCPServer.__init__)
     # our server: no cache hints, tools that take no Context, middleware the fast path accounts for
     server = build_server()
     tools = asyncio.run(server.list_tools())
