@@ -51,7 +51,8 @@ from mcp.server.transport_security import TransportSecurityMiddleware
 from mcp.shared.exceptions import MCPError
 from mcp.server.runner import modern_error_data
 from mcp.shared.inbound import (ERROR_CODE_HTTP_STATUS, MCP_PARAM_HEADER_PREFIX, MCP_PROTOCOL_VERSION_HEADER,
-                                InboundModernRoute, classify_inbound_request, validate_mcp_param_headers)
+                                X_MCP_HEADER_KEY, InboundModernRoute, classify_inbound_request,
+                                validate_mcp_param_headers)
 from mcp_types import (CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, DEFAULT_NEGOTIATED_VERSION,
                        PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, CallToolRequestParams, CallToolResult,
                        ErrorData, Implementation, JSONRPCError, JSONRPCRequest, JSONRPCResponse, TextContent,
@@ -124,6 +125,15 @@ def for_server(server: Any, security: Any, token: str | None) -> "ToolCallFastPa
     return ToolCallFastPath(server, security, {entry["name"]: entry["input_schema"] for entry in published_tools()})
 
 
+def _annotates(node: Any) -> bool:
+    """Whether a JSON schema has an ``x-mcp-header`` key anywhere."""
+    if isinstance(node, dict):
+        return X_MCP_HEADER_KEY in node or any(_annotates(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_annotates(v) for v in node)
+    return False
+
+
 async def _no_receive() -> dict[str, Any]:  # pragma: no cover - a plain Response never reads
     return {"type": "http.disconnect"}
 
@@ -134,6 +144,9 @@ class ToolCallFastPath:
         self.security = TransportSecurityMiddleware(security)
         self.tools = frozenset(tools)
         self.input_schemas = tools  # what MCPServer's tools publish as inputSchema (server/registry.make_tool)
+        # Tools whose input schema annotates no property with x-mcp-header: with no Mcp-Param-* header in the
+        # request (else the SDK answers it), validate_mcp_param_headers has nothing to compare and returns None.
+        self.no_param_headers = frozenset(name for name, schema in tools.items() if not _annotates(schema))
         # the serverInfo stamp of a 2026-07-28 result, as the low-level server derives it from these fields
         self.server_info = Implementation(name=server.name, version=server.version, title=server.title,
                                           description=server.description, website_url=server.website_url,
@@ -244,7 +257,8 @@ class ToolCallFastPath:
             if not isinstance(verdict, InboundModernRoute):
                 return False
             arguments = params.get("arguments") or {}
-            if validate_mcp_param_headers(self.input_schemas[params["name"]], arguments, request.headers) is not None:
+            if params["name"] not in self.no_param_headers and validate_mcp_param_headers(
+                    self.input_schemas[params["name"]], arguments, request.headers) is not None:
                 return False
             version = verdict.protocol_version
             methods.validate_client_request(METHOD, version, params)

@@ -380,6 +380,7 @@ def test_the_sdk_pieces_the_fast_path_mirrors_are_where_it_expects() -> None:
         assert piece in handler, piece
     # the 2026-07-28 single-exchange entry (JSON mode) and the runner's 2026-era result stamps
     from mcp.server import _streamable_http_modern as modern_entry
+    from mcp.shared import inbound
     from mcp.server.lowlevel import server as lowlevel
 
     entry = source(modern_entry.handle_modern_request)
@@ -393,6 +394,12 @@ def test_the_sdk_pieces_the_fast_path_mirrors_are_where_it_expects() -> None:
     assert "lookup = app.get_tool_input_schema" in source(modern_entry._mcp_param_rejection)
     assert "validate_mcp_param_headers(input_schema, arguments, request.headers)" in source(
         modern_entry._mcp_param_rejection)
+    params_check = source(inbound.validate_mcp_param_headers)
+    assert "for path, token, schema in _annotated_positions(input_schema):" in params_check
+    assert params_check.count("return InboundLadderRejection(") == params_check.split(
+        "for path, token, schema in _annotated_positions(input_schema):")[1].count("return InboundLadderRejection(")
+    assert "X_MCP_HEADER_KEY" in source(inbound._annotated_positions) or "x-mcp-header" in source(
+        inbound._annotated_positions)
     assert "error=modern_error_data(exc)" in source(modern_entry._to_jsonrpc_response)
     write = source(modern_entry._write)
     for piece in ("ERROR_CODE_HTTP_STATUS.get(msg.error.code, _OK_STATUS)",
