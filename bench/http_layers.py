@@ -34,6 +34,7 @@ import http_load  # noqa: E402
 # (path fragment, layer): the first that matches a frame's file names its layer.
 LAYERS = [
     ("server/http.py", "ours: HTTP guard (server/http.py)"),
+    ("server/fastpath.py", "ours: tools/call fast path (server/fastpath.py)"),
     ("server/registry.py", "ours: tool wrapper (thread hop, time limit)"),
     ("server/protocol.py", "ours: request checks (server/protocol.py)"),
     ("server/app.py", "ours: tool lookup"), ("server/warmup.py", "ours: tool lookup"),

@@ -79,9 +79,12 @@ def tool_spec(name: str) -> Any:
     return SPECS[name]
 
 
-def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None = None) -> Any:
+def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None = None,
+                   fast_path: bool = True) -> Any:
     """The ASGI app serving /mcp: the SDK's Starlette app (its lifespan runs the session manager) behind the HTTP
-    guard (server/http.py). ``.app`` is the SDK's app, ``.state`` its state."""
+    guard (server/http.py), with the tools/call fast path (server/fastpath.py) unless ``fast_path`` is False or it
+    is off. ``.app`` is the SDK's app, ``.state`` its state."""
+    from gpu_advisor.server import fastpath
     from gpu_advisor.server.http import MAX_BODY_BYTES, GuardedApp, security_settings
 
     netloc = f"[{host}]" if ":" in host else host
@@ -89,7 +92,8 @@ def build_http_app(host: str = "127.0.0.1", port: int = 8000, token: str | None 
     security = security_settings(host, port)
     app = server.streamable_http_app(stateless_http=True, json_response=True, max_request_body_size=MAX_BODY_BYTES,
                                      transport_security=security, host=host)
-    return GuardedApp(app, security.allowed_hosts, security.allowed_origins, token)
+    fast = fastpath.for_server(server, security, token) if fast_path else None
+    return GuardedApp(app, security.allowed_hosts, security.allowed_origins, token, fast)
 
 
 def stdio_server(background: Any = None) -> Any:

@@ -14,7 +14,9 @@ Security:
   at a time (503 beyond).
 - Malformed JSON-RPC gets a JSON-RPC error: not JSON -32700, a batch array or a non-request -32600 (HTTP 400).
 
-Speed (bench/http_load.py; figures in docs/mcp.md):
+Speed (bench/http_load.py; figures in docs/mcp.md and docs/benchmarks.md):
+- A plain handshake-era ``tools/call`` is answered by server/fastpath.py (behind the exact SDK pin), everything
+  else by the SDK; uvicorn parses with httptools (C), h11 as the fallback.
 - The tools run on worker threads with a time limit (server/registry.py make_tool): a slow call does not hold up
   the others.
 - Before the port opens, ``warm_up()`` (server/warmup.py) calls every tool once, so the knowledge base, the
@@ -100,11 +102,13 @@ class Guard:
     """ASGI middleware in front of the SDK's app: exact Host / Origin, POST only on /mcp, a bounded body read with
     a time limit, and JSON-RPC errors for frames the SDK would answer with no reply or a pydantic dump."""
 
-    def __init__(self, app: Any, hosts: list[str], origins: list[str], token: str | None = None) -> None:
+    def __init__(self, app: Any, hosts: list[str], origins: list[str], token: str | None = None,
+                 fast: Any = None) -> None:
         self.app = app
         self.hosts = hosts
         self.origins = origins
         self.token = token
+        self.fast = fast  # server/fastpath.py's ToolCallFastPath, or None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -135,6 +139,8 @@ class Guard:
             if problem is not None:
                 await _rpc_error(send, 400, *problem)
                 return
+        if self.fast is not None and await self.fast.answer(scope, headers, body, send):
+            return
         sent = False
 
         async def replay() -> dict[str, Any]:
@@ -232,46 +238,68 @@ class GuardedApp(Guard):
         return self.app.state
 
 
-def protocol_class() -> Any:
-    """uvicorn's h11 protocol with a time limit on reading a request head (HEAD_TIMEOUT_S from the connection or
-    from the previous response): a client that trickles its headers, or holds an idle connection, is closed."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+class _HeadTimeout:
+    """A time limit on reading a request head (HEAD_TIMEOUT_S from the connection or from the previous response),
+    mixed into uvicorn's HTTP protocols: a client that trickles its headers, or holds an idle connection, is
+    closed. The protocol calls ``_head_arrived()`` when a request head has been parsed."""
 
-    class HeadTimeoutH11(H11Protocol):
-        _head_timer: Any = None
+    _head_timer: Any = None
 
-        def _arm(self) -> None:
-            self._disarm()
-            self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_timeout)
+    def _arm(self) -> None:
+        self._disarm()
+        self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_timeout)  # type: ignore[attr-defined]
 
-        def _disarm(self) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
-
-        def _head_timeout(self) -> None:
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
             self._head_timer = None
-            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
-                self.transport.close()
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+    def _head_timeout(self) -> None:
+        self._head_timer = None
+        cycle, transport = self.cycle, self.transport  # type: ignore[attr-defined]
+        if (cycle is None or cycle.response_complete) and not transport.is_closing():
+            transport.close()
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # type: ignore[misc]
+        if not self.transport.is_closing():  # type: ignore[attr-defined]
             self._arm()
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)  # type: ignore[misc]
+
+
+def protocol_class(kind: str | None = None) -> Any:
+    """uvicorn's HTTP protocol with the head time limit (_HeadTimeout): httptools' parser (C, llhttp) when it is
+    installed, else h11 (pure Python). ``kind`` ("httptools" / "h11") forces one."""
+    if kind is None:
+        kind = os.environ.get("GPU_ADVISOR_HTTP_PARSER", "").strip() or "auto"
+    if kind in ("auto", "httptools"):
+        try:
+            from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+        except ImportError:
+            if kind == "httptools":
+                raise
+        else:
+            class HeadTimeoutHttpTools(_HeadTimeout, HttpToolsProtocol):
+                def on_headers_complete(self) -> None:
+                    super().on_headers_complete()
+                    self._disarm()
+
+            return HeadTimeoutHttpTools
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadTimeoutH11(_HeadTimeout, H11Protocol):
         def handle_events(self) -> None:
             cycle = self.cycle
             super().handle_events()
             if self.cycle is not cycle:  # a request head arrived
                 self._disarm()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.transport.is_closing():
-                self._arm()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
 
     return HeadTimeoutH11
 
@@ -374,7 +402,9 @@ def run_http(host: str, port: int, workers: int | None, build: Callable[[str, in
     settle_heap()
     auth = "bearer token required" if token else "no token"
     plural = f", {count} worker processes" if count > 1 else ""
-    sys.stderr.write(f"gpu-advisor MCP server: http://{host}:{port}/mcp (streamable HTTP, stateless, {auth}{plural})\n")
+    fast = ", tools/call fast path" if getattr(app, "fast", None) is not None else ""
+    sys.stderr.write(f"gpu-advisor MCP server: http://{host}:{port}/mcp (streamable HTTP, stateless, {auth}{plural}"
+                     f"{fast})\n")
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, access_log=False,
                             timeout_graceful_shutdown=5, http=protocol_class(), limit_concurrency=MAX_CONNECTIONS,
                             timeout_keep_alive=5)

@@ -129,13 +129,16 @@ def _free_port() -> int:
 
 
 class HttpServer:
-    def __init__(self, tmp: Path, token: str | None = None, workers: int = 1) -> None:
+    def __init__(self, tmp: Path, token: str | None = None, workers: int = 1, parser: str | None = None) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         env = {k: v for k, v in os.environ.items() if not k.startswith("GPU_ADVISOR_ALLOWED")}
         env.pop("GPU_ADVISOR_TOKEN", None)
         if token:
             env["GPU_ADVISOR_TOKEN"] = token
+        env.pop("GPU_ADVISOR_HTTP_PARSER", None)
+        if parser:
+            env["GPU_ADVISOR_HTTP_PARSER"] = parser
         self.log = open(tmp / f"http-{self.port}.log", "w+", encoding="utf-8")
         self.proc = subprocess.Popen([*serve_command(), "--transport", "http", "--port", str(self.port),
                                       "--workers", str(workers)], env=env,
@@ -197,6 +200,15 @@ async def test_streamable_http(http_server: HttpServer) -> None:
     from mcp import Client
 
     async with Client(http_server.url) as client:
+        await exercise(client)
+
+
+async def test_streamable_http_handshake_era_client(http_server: HttpServer) -> None:
+    """The SDK's client in its initialize-handshake mode: its tools/call requests take the fast path
+    (server/fastpath.py), the rest the SDK's route; the client validates every answer."""
+    from mcp import Client
+
+    async with Client(http_server.url, mode="legacy") as client:
         await exercise(client)
 
 
@@ -313,6 +325,28 @@ def test_http_idle_and_slow_header_connections_are_closed(http_server: HttpServe
         t0 = time.monotonic()
         assert sock.recv(1024) == b""  # closed by the server
         assert HEAD_TIMEOUT_S - 1 < time.monotonic() - t0 < HEAD_TIMEOUT_S + 5
+
+
+def test_http_parser_is_httptools_with_h11_as_the_fallback(tmp_path: Path) -> None:
+    """The server uses httptools' parser when installed (a dependency), h11 when asked or when it is missing; both
+    keep the head time limit and answer a call the same way."""
+    from gpu_advisor.server.http import HEAD_TIMEOUT_S, protocol_class
+
+    assert protocol_class().__name__ == "HeadTimeoutHttpTools"
+    assert protocol_class("h11").__name__ == "HeadTimeoutH11"
+    server = HttpServer(tmp_path, parser="h11")
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                           "params": {"name": "explain_rule", "arguments": {"rule_id": "NET-MULTINODE", "lang": "en"}}})
+        status, text = post(server.url, body.encode())
+        assert status == 200 and json.loads(text)["result"]["isError"] is False
+        with socket.create_connection(("127.0.0.1", server.port), timeout=HEAD_TIMEOUT_S + 10) as sock:
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            t0 = time.monotonic()
+            assert sock.recv(1024) == b""
+            assert HEAD_TIMEOUT_S - 1 < time.monotonic() - t0 < HEAD_TIMEOUT_S + 5
+    finally:
+        server.stop()
 
 
 def test_http_refuses_large_bodies(http_server: HttpServer) -> None:
