@@ -75,12 +75,17 @@ class Step:
     # Read at every step of the planner's chain walks: computed once when the step is built (steps are frozen and
     # shared, the chains come from an lru_cache). Not fields: equality and hashing stay those of the fields above.
     def __post_init__(self) -> None:
-        update = dict(self.update)
-        # the fields of ``update`` the walk asks about (None when the step does not set them)
-        object.__setattr__(self, "distributed", update.get("distributed"))
-        object.__setattr__(self, "chunked_loss", update.get("chunked_loss"))
-        # a long-context step: it turns on the chunked loss or sequence parallelism (planner._long_context_ok)
-        object.__setattr__(self, "long_context", self.sp > 1 or "chunked_loss" in update)
+        # the fields of ``update`` the walk asks about (None when the step does not set them; the last one wins, as
+        # in dict(update)); long_context: the step turns on the chunked loss or sequence parallelism
+        # (planner._long_context_ok)
+        distributed = chunked = None
+        long_context = self.sp > 1
+        for key, value in self.update:
+            if key == "distributed":
+                distributed = value
+            elif key == "chunked_loss":
+                chunked, long_context = value, True
+        self.__dict__.update(distributed=distributed, chunked_loss=chunked, long_context=long_context)
 
     def without_chunked_loss(self) -> "Step":
         """The same step without the chunked loss (planner._long_context_ok compares with it), built once."""

@@ -63,7 +63,8 @@ class Candidate:
 
     @property
     def hourly(self) -> float | None:
-        return None if self.price_per_hour is None else self.price_per_hour * self.nodes * self.replicas
+        price = self.price  # price_per_hour, read directly: ranking and costing ask for it about 60 times an answer
+        return None if price is None or price.price_per_hour is None else price.price_per_hour * self.nodes * self.replicas
 
     @property
     def headroom_pct(self) -> float:
