@@ -317,4 +317,7 @@ WORKLOAD_FIELDS: tuple[str, ...] = tuple(Workload.model_fields)
 
 def enum_value(value: Any, default: str) -> str:
     """A Workload field's value as a string (an enum's value), or ``default`` when it is not set."""
-    return default if value is None else str(getattr(value, "value", value))
+    if value is None:
+        return default
+    # an Enum member's _value_ is what its ``value`` property returns, read without the property's Python-level call
+    return str(value._value_ if isinstance(value, Enum) else getattr(value, "value", value))

@@ -42,7 +42,7 @@ def _hours(time: TimeEstimate, job: Job) -> Range | None:
 
 
 def _violations(c: Candidate, time: TimeEstimate, payg_mid: float | None, job: Job) -> list[Text]:
-    w, out = job.workload, [Text(en=s.en, zh=s.zh) for s in c.shortfalls]
+    w, out = job.workload, list(c.shortfalls)  # frozen Texts: shared, not copied
     in_cny = c.price is not None and c.price.currency == BUDGET_CURRENCY
     if w.budget_per_hour and in_cny and c.hourly > w.budget_per_hour:
         out.append(Text(en=f"{c.hourly:.2f} {BUDGET_CURRENCY}/h exceeds the hourly budget {w.budget_per_hour:g}",

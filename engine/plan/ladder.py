@@ -73,10 +73,29 @@ class Step:
     accum_steps: int = 1
     sp: int = 1
 
-    @property
-    def long_context(self) -> bool:
-        """A long-context step: it turns on the chunked loss or sequence parallelism (planner._long_context_ok)."""
-        return self.sp > 1 or any(k == "chunked_loss" for k, _ in self.update)
+    # Read at every step of the planner's chain walks: computed once when the step is built (steps are frozen and
+    # shared, the chains come from an lru_cache). Not fields: equality and hashing stay those of the fields above.
+    def __post_init__(self) -> None:
+        # the fields of ``update`` the walk asks about (None when the step does not set them; the last one wins, as
+        # in dict(update)); long_context: the step turns on the chunked loss or sequence parallelism
+        # (planner._long_context_ok)
+        distributed = chunked = None
+        long_context = self.sp > 1
+        for key, value in self.update:
+            if key == "distributed":
+                distributed = value
+            elif key == "chunked_loss":
+                chunked, long_context = value, True
+        self.__dict__.update(distributed=distributed, chunked_loss=chunked, long_context=long_context)
+
+    def without_chunked_loss(self) -> "Step":
+        """The same step without the chunked loss (planner._long_context_ok compares with it), built once."""
+        plain = self.__dict__.get("_without_chunked_loss")
+        if plain is None:
+            plain = Step(self.step, tuple((k, v) for k, v in self.update if k != "chunked_loss"), self.gpus,
+                         self.accum_steps)
+            object.__setattr__(self, "_without_chunked_loss", plain)
+        return plain
 
     def variant(self, w: Workload, copies: Copies | None = None) -> Variant:
         return Variant(self.step, _apply(w, self.update, copies), self.gpus, self.accum_steps, self.sp)

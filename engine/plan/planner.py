@@ -63,7 +63,8 @@ class Candidate:
 
     @property
     def hourly(self) -> float | None:
-        return None if self.price_per_hour is None else self.price_per_hour * self.nodes * self.replicas
+        price = self.price  # price_per_hour, read directly: ranking and costing ask for it about 60 times an answer
+        return None if price is None or price.price_per_hour is None else price.price_per_hour * self.nodes * self.replicas
 
     @property
     def headroom_pct(self) -> float:
@@ -220,6 +221,11 @@ class Chains(dict):  # (bf16, GPUs per node) -> the chain's steps; .copies: the 
         self.keep_strategy = keep_strategy  # the user stated the distributed strategy: the chain shards with it only
         self.copies: Copies = {}
         self.estimates: dict[tuple[tuple[str, Any], ...], MemoryEstimate] = {}  # by Step.update, for this plan's job
+        # each step's variant of this plan's job, built once: the chain walks of the GPUs ask for the same few steps
+        # about 40 times an answer (keyed by the step object, kept alive beside its variant: hashing a Step hashes its
+        # update tuple)
+        self.variants: dict[int, tuple[Step, Variant]] = {}
+        self.zero3: dict[int, tuple[list[Step], dict[tuple[int, int, Any], Step]]] = {}  # _zero3_steps, by chain
 
 
 def _estimate(memo: Memo, w: Workload, sp: int = 1) -> MemoryEstimate:
@@ -234,7 +240,12 @@ def _step_estimate(w: Workload, step: Step, memo: Memo, chains: Chains) -> tuple
     """The step's variant of ``w`` (this plan's job) and its estimate, looked up by the step's update: a plan asks
     about 30 times for a handful of workloads, and hashing a Workload (every field) for ``memo`` took 15 % of the
     planner's own time."""
-    variant = step.variant(w, chains.copies)
+    known = chains.variants.get(id(step))
+    if known is not None and known[0] is step:
+        variant = known[1]
+    else:
+        variant = step.variant(w, chains.copies)
+        chains.variants[id(step)] = (step, variant)
     key = step.update if step.sp == 1 else step.update + (("sequence_parallel", step.sp),)
     estimate = chains.estimates.get(key)
     if estimate is None:
@@ -251,13 +262,11 @@ def _long_context_ok(w: Workload, step: Step, memo: Memo, chains: Chains) -> boo
     step without it (the plain micro-batch or sharding step at the same GPU count) the activations and the loss's
     transient buffers per GPU are at least the model states. Elsewhere sharding over more GPUs is what shrinks the
     memory, and a short-sequence job's chain walks as it did before these steps."""
-    update = dict(step.update)
-    if step.sp <= 1 and update.get("distributed") is None:
+    if step.sp <= 1 and step.distributed is None:
         # the chunked loss on the job's own GPUs (before any sharding): one trainer flag instead of splitting the model
         # over more GPUs; a LoRA job a card misses by its fp32 logits (7B at 2048 tokens on 24 GB) fits with it
         return True
-    plain = Step(step.step, tuple((k, v) for k, v in step.update if k != "chunked_loss"), step.gpus, step.accum_steps)
-    b = _step_estimate(w, plain, memo, chains)[1].breakdown
+    b = _step_estimate(w, step.without_chunked_loss(), memo, chains)[1].breakdown
     return b.get("activations", 0.0) + b.get("transient", 0.0) >= sum(b.get(k, 0.0) for k in STATE_PARTS)
 
 
@@ -290,7 +299,15 @@ def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: 
     and for several instances one with RDMA that Alibaba positions for training; serving: a tensor-parallel size the
     model's heads allow. ``rdma_only``: several instances only on types with RDMA (the retry when the traffic of the
     first fit over TCP needs RDMA and this GPU has no such type: a sharded layout on fewer instances may still hold)."""
+    known: dict[int, bool] = {}  # by GPU count: a chain asks about the same few counts at many steps
+
     def ok(n: int) -> bool:
+        answer = known.get(n)
+        if answer is None:
+            answer = known[n] = _layout_ok(n)
+        return answer
+
+    def _layout_ok(n: int) -> bool:
         if not tp_ok(n):
             return False
         nodes, per_node = _layout(n, max_per_node, w.num_nodes)
@@ -300,6 +317,18 @@ def _placeable(w: Workload, types: dict[int, list[InstanceType]], max_per_node: 
         # RDMA or not: _candidates_for weighs the traffic over TCP
         return any("training" in t.intended_use_tags and (not rdma_only or t.rdma != "none") for t in same)
     return ok
+
+
+def _zero3_steps(steps: list[Step], chains: Chains) -> dict[tuple[int, int, Any], Step]:
+    """The chain's ZeRO-3 steps (without sequence parallelism) by (step, GPUs, chunked loss), once per chain of this
+    plan (a training chain has a step for every GPU count up to 512)."""
+    known = chains.zero3.get(id(steps))
+    if known is not None and known[0] is steps:
+        return known[1]
+    table = {(st.step, st.gpus, st.chunked_loss): st for st in steps
+             if st.distributed == Distributed.zero3 and st.sp == 1}
+    chains.zero3[id(steps)] = (steps, table)
+    return table
 
 
 def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Chains,
@@ -321,15 +350,17 @@ def _first_fit(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Cha
     if _fits(estimate, gpu, strict=True):
         return first, estimate, False
     loose = (first, estimate) if _fits(estimate, gpu) else None
-    zero3 = {(st.step, st.gpus, dict(st.update).get("chunked_loss")): st for st in steps
-             if dict(st.update).get("distributed") == Distributed.zero3 and st.sp == 1}
+    zero3: dict[tuple[int, int, Any], Step] | None = None  # built when a ZeRO-1 / 2 step is first reached
     for step in steps[1:]:
         if placeable is not None and not placeable(step.gpus):
             continue  # no type carries this layout: a fit there is no plan
         if step.long_context and not _long_context_ok(w, step, memo, chains):
             continue
-        full = (zero3.get((step.step, step.gpus, dict(step.update).get("chunked_loss")))
-                if dict(step.update).get("distributed") in LESS_SHARDED else None)
+        full = None
+        if step.distributed in LESS_SHARDED:
+            if zero3 is None:
+                zero3 = _zero3_steps(steps, chains)
+            full = zero3.get((step.step, step.gpus, step.chunked_loss))
         if full is not None and not _fits(_step_estimate(w, full, memo, chains)[1], gpu):
             continue  # ZeRO-1 / 2 hold more than ZeRO-3 at the same count: when ZeRO-3 does not fit, neither do they
         variant, estimate = _step_estimate(w, step, memo, chains)
@@ -366,8 +397,8 @@ def _best_stage(w: Workload, gpu: GPU, max_per_node: int, memo: Memo, chains: Ch
     chosen = (found, estimate)
     zero3 = 0.0
     for step in _chain(w, gpu, max_per_node, chains):
-        if step.step != found.step or step.gpus != found.gpus or step.sp != found.sp or dict(step.update).get(
-                "distributed") in (None, found.workload.distributed):
+        if step.step != found.step or step.gpus != found.gpus or step.sp != found.sp or step.distributed in (
+                None, found.workload.distributed):
             continue
         variant, est = _step_estimate(w, step, memo, chains)
         if rest(variant) != found.workload or not _fits(est, gpu, strict=not tight):
@@ -511,7 +542,7 @@ def _two_phases(catalog: Catalog, options: list[Candidate], preferred: frozenset
                 rejected: list[Rejection], w: Workload) -> Iterator[GPU]:
     """Every GPU of the catalog; then, of the GPUs deferred meanwhile (no BF16 for a defaulted BF16 job), the ones the
     user asked for, or all of them when no other GPU holds the job; the others are rejected for BF16 as before."""
-    yield from sorted(catalog.gpus.values(), key=lambda g: g.id)
+    yield from catalog.derived("planner_gpus_by_id", lambda: tuple(sorted(catalog.gpus.values(), key=lambda g: g.id)))
     later = list(deferred)
     wanted = [g for g in later if g.id in preferred] if options else later
     for gpu in later:

@@ -120,7 +120,6 @@ def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
     asked = [catalog.gpus[g] for g in sorted(free.preferred) if g in catalog.gpus]
     # the reference card: the user's GPU, else the largest card that holds the job on some count
     card = max(asked or [o.gpu for o in free.options], key=lambda g: g.memory_gb or 0.0)
-    need = _need_on_stated(catalog, job, card, memo)
     count_en = f"{gpus} GPU{'s' if gpus and gpus > 1 else ''}" if gpus else f"{nodes} machine(s)"
     count_zh = f"{gpus} 张卡" if gpus else f"{nodes} 台机器"
     if nodes and gpus:

@@ -73,6 +73,7 @@ def message(fields: dict[str, Any]) -> str:
 
 
 _STR = json.encoder.encode_basestring  # json.dumps(str, ensure_ascii=False) without the call overhead (C)
+STR = _STR
 
 
 def _fast(value: Any) -> str:

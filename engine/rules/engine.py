@@ -159,7 +159,8 @@ class DurableEngine:
             for name in self._asserts[rule_id]:
                 if name not in run.asserted:
                     run.asserted.add(name)
-                    fact = json.dumps({"t": "d", "k": name, "sid": run.sid}, ensure_ascii=False)
+                    # json.dumps({"t": "d", "k": name, "sid": sid}, ensure_ascii=False), written out
+                    fact = '{"t": "d", "k": ' + corejson.STR(name) + ', "sid": ' + corejson.STR(run.sid) + '}'
                     _accepted(self._core.assert_fact(self._handle, fact), fact)
         except Exception as exc:  # keep action errors and fail loudly after the session
             run.errors.append(f"{rule_id}: {exc!r}")
