@@ -755,7 +755,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"(?:\bqps|\brps|每秒请求数|每秒查询数|峰值\s*qps)\s*(?:大概|约|为|是|=|:|达到|峰值|around|about|of)?\s*{NM}", request_rate),
     (lambda: rf"{NM}\s*(?:qps|rps|tps|req/s|(?:requests?|images?|queries|calls)\s*(?:per|/|a)\s*(?:s|sec|second)\b)", request_rate),
     # counts of images / samples
-    (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句)\s*(?:图片|图像|照片|样本|数据|标注)?", int_field("num_samples")),
+    (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句|篇|个文档|份文档|段文本)\s*(?:图片|图像|照片|样本|数据|标注|文档|文章|文本|论文|网页)?", int_field("num_samples")),
     # preference pairs ("10万对", "5万对偏好数据"): a pair is one sample (the chosen and rejected of it, ask/alignment.py)
     (lambda: rf"{NM}\s*(?:多)?\s*对(?![比于应齐照称接话])", int_field("num_samples")),
     (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|tiles|patches|crops|scans|slides)\b", int_field("num_samples")),
