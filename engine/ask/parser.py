@@ -45,12 +45,16 @@ OTHER_LANGUAGE_NOTE = ("gpu-advisor understands Chinese and English; this questi
                        "模型名理解。")
 
 
+LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-_./:][A-Za-z0-9]+)*")
+
+
 def detect_lang(text: str) -> str:
     """zh when Chinese characters carry the sentence, en otherwise ("训练 Llama" is zh, "... in 杭州" is en)."""
     text = text[:2000]
     cjk = len(re.findall(r"[\u3400-\u9fff]", text))
-    latin_words = len(re.findall(r"[A-Za-z]+", text))
-    return "zh" if cjk >= 2 and cjk * 2 > latin_words else "en"
+    # a hyphenated name ("DeepSeek-R1-Distill-Qwen-7B", "ecs.gn7i-c8g1.2xlarge") is one word, not five
+    latin_words = len(LATIN_WORD.findall(text))
+    return "zh" if cjk >= 2 and cjk * 2 > latin_words + 1 else "en"
 
 
 def _tidy(s: Scanner) -> None:
