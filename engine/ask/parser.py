@@ -220,6 +220,7 @@ def parse_question(text: str) -> ParsedQuestion:
     _refuse_no_job(s, assumed)
     _compared_gpus(s)
     _bare_image_size(s)
+    _bare_context(s)
     _account_for_numbers(s)
     fields = {k: v for k, v in s.fields.items() if not k.startswith("_")}
     fields["lang"] = lang
@@ -288,6 +289,38 @@ def _bare_image_size(s: Scanner) -> None:
             s.hint("input_size", m, f"'{side}' read as the image size ({side}x{side}).",
                    f"“{side}”理解为图像尺寸（{side}×{side}）。", claim=False)
             return
+
+
+# a bare "32K" / "128k" in a language-model question ("Qwen2.5-72B int4，32K，100 并发"): the context length people
+# write that way (a power of two of thousands of tokens); a count of samples or images has its own words
+BARE_CONTEXT = re.compile(r"(?<![\w.])(?P<num>\d{1,4})\s*[kK](?![\w])")
+CONTEXT_KS = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
+
+
+def _bare_context(s: Scanner) -> None:
+    """A free "32K" that can only be the context of a language-model job becomes seq_len, said back as such."""
+    if "seq_len" in s.fields or not _language_model_job(s):
+        return
+    for m in s.matches(BARE_CONTEXT):
+        k = int(m.group("num"))
+        if k in CONTEXT_KS:
+            s.set("seq_len", k * 1024, m)
+            s.hint("seq_len", m, f"'{m.group(0)}' read as the context length ({k * 1024:,} tokens).",
+                   f"“{m.group(0)}”理解为上下文长度（{k * 1024:,} token）。", claim=False)
+            return
+
+
+def _language_model_job(s: Scanner) -> bool:
+    task = s.fields.get("task")
+    if task in LLM_TASKS:
+        return True
+    resolved = s.resolved.get("model")
+    if task != "inference" or not resolved or resolved[0] != "transformers":
+        return False
+    from gpu_advisor.kb.models import knowledge
+
+    profile = knowledge().transformers.get(resolved[1])
+    return profile is not None and getattr(profile, "family", None) == "llm"
 
 
 def _account_for_numbers(s: Scanner) -> None:

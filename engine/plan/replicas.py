@@ -88,11 +88,18 @@ def split_concurrency(catalog: Catalog, the_plan: Plan, job: Job, memo: dict, ho
     if not best:  # no single layout holds all the sequences at once: replicas of any GPU that holds a share
         best = {g: math.inf for g in sorted(usable) if g in catalog.gpus and catalog.gpus[g].memory_gb
                 and _precision_ok(w, catalog.gpus[g])}
+    # the GPU the user named ("要几张 L20") that no single layout holds: its replicas are tried too, priced or not,
+    # since the answer is about that card (the ranking below puts it first, as the planner does)
+    wanted = {g for g in the_plan.preferred if g in catalog.gpus and g in usable and catalog.gpus[g].memory_gb
+              and _precision_ok(w, catalog.gpus[g])} - {c.gpu.id for c in the_plan.options}
+    for g in sorted(wanted):
+        best.setdefault(g, math.inf)
     if not best:
         return the_plan
     cheapest = min(best.values())
-    added: list[Candidate] = []
+    by_gpu: dict[str, list[Candidate]] = {}   # per GPU: the layout of the fewest GPUs in all
     for gpu_id in best:
+        fewest: int | None = None
         gpu = catalog.gpus[gpu_id]
         types, max_per_node = usable.get(gpu_id, ({}, 0))
         bar = min(best[gpu_id], cheapest)  # a replica layout is worth offering only below the cheapest priced option
@@ -100,18 +107,28 @@ def split_concurrency(catalog: Catalog, the_plan: Plan, job: Job, memo: dict, ho
             if t > max_per_node or not tp_ok(t):
                 continue
             priced = [prices[x.type].price_per_hour for x in types.get(t, ()) if x.type in prices]
-            if not priced or 2 * min(priced) >= bar:
+            if gpu_id not in wanted and (not priced or 2 * min(priced) >= bar):
                 continue                 # no type of t GPUs, or two of the cheapest already cost more
+            if not types.get(t):
+                continue
             r = _fewest_replicas(job, t, gpu, memo)
             if r is None:
                 continue
+            if fewest is not None and r * t >= fewest:
+                break                    # a wider group only repeats the weights' share: no fewer GPUs in all
+            fewest = r * t
             variant = _per_replica(job, t, math.ceil(batch / r), memo)
             estimate = _estimate(memo, variant.workload)
-            for c in _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts):
-                c.replicas = r
-                if c.hourly is not None and c.hourly < bar * (1 - REPLICA_SAVING):
-                    added.append(c)
-            break                        # the smallest tensor-parallel group that holds the weights
+            layout = _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
+            for c in layout:
+                c.replicas = r           # before the price test: hourly is the price of all the replicas
+            layout = [c for c in layout
+                      if gpu_id in wanted or c.hourly is not None and c.hourly < bar * (1 - REPLICA_SAVING)]
+            if layout:
+                # the KV cache of many long sequences outweighs the weights: a wider tensor-parallel group holds more
+                # sequences a GPU, so the next size is tried while it needs fewer GPUs in all
+                by_gpu[gpu_id] = layout
+    added = [c for layout in by_gpu.values() for c in layout]
     if not added:
         return the_plan
     the_plan.options.extend(added)
