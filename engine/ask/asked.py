@@ -120,8 +120,13 @@ def _time_cost_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 en.append(f"{hourly:,.2f} {cur}/h (no job total: no time estimate)")
                 zh.append(f"每小时 {hourly:,.2f} {cur}（没有时间估算，无法给出总价）")
             else:
-                en.append("no list price for it in this region in the catalog")
-                zh.append("目录中没有它在该地域的价格")
+                ref = _elsewhere_figure(opt, cost.region, cost.basis)
+                en.append(ref.en if ref else "no list price for it in this region in the catalog")
+                zh.append(ref.zh if ref else "目录中没有它在该地域的价格")
+                priced = _priced_alternative(cost, opt)
+                if priced is not None:
+                    en.append(priced.en)
+                    zh.append(priced.zh)
     if not en:
         return None
     sized = _job_size_defaults(rec)
@@ -274,6 +279,72 @@ def window_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
         zh=f"若要一周内完成（示例期限，问题未说明）：{inst.total_gpus} 张 {inst.gpu_display}{nodes_zh}"
            f"（{inst.instance_type}），中间估计约 {_hours(o_mid)}{money_zh}；总价最低的方案 {lead.total_gpus} 张 "
            f"{lead.gpu_display}（{lead.instance_type}）约需 {d_zh}。")
+
+
+def _total(o: Any, basis: str) -> tuple[str, str] | None:
+    payg = o.purchase("payg")
+    if payg is None or payg.total is None:
+        return None
+    cur = o.currency or "CNY"
+    span = f"{_range(payg.total, _money)} {cur}"
+    return (f"about {span} a month (24×7)", f"每月（24×7）约 {span}") if basis == "month" else \
+        (f"pay-as-you-go total about {span}", f"按量付费整个作业约 {span}")
+
+
+def _priced_alternative(cost: Any, lead: Any) -> Text | None:
+    """A cost question whose leading option has no price here: the cheapest priced option that meets every stated
+    limit, else the priced option with the shortest time, with its time and total (and the limit it misses)."""
+    priced = [o for o in cost.options if o.instance_type != lead.instance_type and _total(o, cost.basis) is not None]
+    if not priced:
+        return None
+    meets = [o for o in priced if not o.violations]
+    if meets:
+        o = min(meets, key=lambda x: x.purchase("payg").total.mid)
+        head_en, head_zh, miss_en, miss_zh = "the cheapest priced option that meets it", "满足要求且有价格的最便宜方案", "", ""
+    else:
+        timed = [x for x in priced if x.time is not None and x.time.wall_hours is not None]
+        o = min(timed or priced, key=lambda x: x.time.wall_hours.mid if x.time and x.time.wall_hours else float("inf"))
+        head_en, head_zh = "the priced option closest to it", "有价格的方案中最接近要求的"
+        miss_en = f", but {'; '.join(v.en for v in o.violations)}"
+        miss_zh = f"，但{'；'.join(v.zh for v in o.violations)}"
+    total_en, total_zh = _total(o, cost.basis) or ("", "")
+    wall = o.time.wall_hours if o.time is not None else None
+    t_en = f"about {_hours_span(wall.low, wall.high)}, " if wall is not None else ""
+    t_zh = f"耗时约 {_hours_span(wall.low, wall.high)}，" if wall is not None else ""
+    what_en = f"{o.instance_type}{f' × {o.nodes}' if o.nodes > 1 else ''} ({o.total_gpus} × {o.gpu_display})"
+    what_zh = f"{o.instance_type}{f' × {o.nodes}' if o.nodes > 1 else ''}（{o.total_gpus} 张 {o.gpu_display}）"
+    return Text(en=f"{head_en} in {cost.region} is {what_en}: {t_en}{total_en}{miss_en}",
+                zh=f"{cost.region} {head_zh}是 {what_zh}：{t_zh}{total_zh}{miss_zh}")
+
+
+def _elsewhere_figure(opt: Any, region: str, basis: str) -> Text | None:
+    """The leading option's list price in the nearest priced region of the same area (costing/elsewhere.py), as a
+    job (or month) figure labelled as that region's: for reference, never this region's price."""
+    from gpu_advisor.costing.basis import HOURS_PER_MONTH
+    from gpu_advisor.costing.elsewhere import nearby_regions
+    from gpu_advisor.kb.catalog_loader import load_catalog
+
+    catalog = load_catalog()
+    for other in nearby_regions(catalog, region):
+        p = catalog.price(opt.instance_type, other)
+        if p is None:
+            continue
+        hourly = p.price_per_hour * opt.nodes
+        wall = opt.time.wall_hours if opt.time is not None else None
+        hours = (wall.low, wall.high) if basis != "month" and wall is not None else None
+        if basis == "month":
+            fig_en = f"about {_money(hourly * HOURS_PER_MONTH)} {p.currency} a month (24×7)"
+            fig_zh = f"每月（24×7）约 {_money(hourly * HOURS_PER_MONTH)} {p.currency}"
+        elif hours is not None:
+            fig_en = f"about {_money(hourly * hours[0])}–{_money(hourly * hours[1])} {p.currency} for the job"
+            fig_zh = f"整个作业约 {_money(hourly * hours[0])}–{_money(hourly * hours[1])} {p.currency}"
+        else:
+            fig_en, fig_zh = f"{hourly:,.2f} {p.currency}/h", f"每小时 {hourly:,.2f} {p.currency}"
+        return Text(en=f"no list price for it in {region}; at {other}'s list price ({p.price_per_hour:,.2f} {p.currency}/h "
+                       f"per instance, as of {p.as_of}; another region's price, for reference only) {fig_en}",
+                    zh=f"目录中没有它在 {region} 的价格；按 {other} 的目录价（每台每小时 {p.price_per_hour:,.2f} {p.currency}，"
+                       f"截至 {p.as_of}；其他地域价格，仅供参考）{fig_zh}")
+    return None
 
 
 __all__ = ["asked_line", "count_line", "memory_line", "window_line"]
