@@ -72,8 +72,10 @@ def _nodes_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     same = inst.total_gpus // max(inst.nodes, 1) == per
     how_en = f"{plan_en}, {gpus_en}" if same else f"{gpus_en} in all; the recommended plan is {plan_en}"
     how_zh = f"{plan_en}，共 {gpus_zh}" if same else f"共 {gpus_zh}；推荐方案是 {plan_en}"
-    return Text(en=f"{machines} machine{'s' if machines > 1 else ''} of {per} GPUs ({how_en}).",
-                zh=f"需要 {machines} 台 {per} 卡机器（{how_zh}）。")
+    each = getattr(inst, "planned_mem_gib", None)
+    each_en, each_zh = (f", about {each:.1f} GiB per GPU", f"，每卡约 {each:.1f} GiB") if each else ("", "")
+    return Text(en=f"{machines} machine{'s' if machines > 1 else ''} of {per} GPUs ({how_en}){each_en}.",
+                zh=f"需要 {machines} 台 {per} 卡机器（{how_zh}）{each_zh}。")
 
 
 def _time_cost_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
@@ -215,6 +217,8 @@ def count_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     inst = rec.instance
     if not _asks(parsed, "count_question") or parsed.yes_no or inst is None:
         return None
+    if any(h.kind == "nodes_asked" for h in parsed.hints):
+        return None   # "几台 8 卡机器": asked_line says the count in machines of that many GPUs
     per = inst.planned_mem_gib
     if inst.nodes > 1:
         return Text(en=f"{inst.nodes} machines of {inst.instance_type} ({inst.gpus_per_node} GPUs each, {inst.total_gpus} × "
