@@ -91,6 +91,7 @@ def _time_cost_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     what_en = f"{inst.instance_type} ({inst.total_gpus} × {inst.gpu_display})"
     what_zh = f"{inst.instance_type}（{inst.total_gpus} 张 {inst.gpu_display}）"
     en, zh = [], []
+    front: Text | None = None   # the leading option's figure at another region's price, said first
     wall = opt.time.wall_hours if opt.time is not None else None
     if wall is not None:
         d_en, d_zh = _days(wall.low, wall.high >= 48)
@@ -122,19 +123,24 @@ def _time_cost_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 en.append(f"{hourly:,.2f} {cur}/h (no job total: no time estimate)")
                 zh.append(f"每小时 {hourly:,.2f} {cur}（没有时间估算，无法给出总价）")
             else:
-                ref = _elsewhere_figure(opt, cost.region, cost.basis)
-                en.append(ref.en if ref else "no list price for it in this region in the catalog")
-                zh.append(ref.zh if ref else "目录中没有它在该地域的价格")
+                front = _elsewhere_figure(opt, cost)
+                if front is None:
+                    en.append("no list price for it in this region in the catalog")
+                    zh.append("目录中没有它在该地域的价格")
                 priced = _priced_alternative(cost, opt)
                 if priced is not None:
                     en.append(priced.en)
                     zh.append(priced.zh)
-    if not en:
+    if not en and front is None:
         return None
     sized = _job_size_defaults(rec)
     tail_en = f" (assumed, not stated: {', '.join(s[0] for s in sized)})" if sized else ""
     tail_zh = f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）" if sized else ""
-    cloud = Text(en=f"On {what_en}: {'; '.join(en)}{tail_en}.", zh=f"按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
+    if front is not None:   # the figure before the first clause end: a shortened brief keeps it
+        rest_en, rest_zh = (f": on {what_en}, {'; '.join(en)}", f"：按 {what_zh}，{'；'.join(zh)}") if en else ("", "")
+        cloud = Text(en=f"{front.en}{rest_en}{tail_en}.", zh=f"{front.zh}{rest_zh}{tail_zh}。")
+    else:
+        cloud = Text(en=f"On {what_en}: {'; '.join(en)}{tail_en}.", zh=f"按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
     # "我想用两张4090微调…多久": the fit and the time on the user's own cards first, then the figure above labelled as the
     # cloud option; a card knowledge/owned_gpus.yaml lacks: the figure is the cloud's, never presented as the card's
     own = _off_catalog_gpu(parsed)
@@ -321,34 +327,44 @@ def _priced_alternative(cost: Any, lead: Any) -> Text | None:
                 zh=f"{cost.region} {head_zh}是 {what_zh}：{t_zh}{total_zh}{miss_zh}")
 
 
-def _elsewhere_figure(opt: Any, region: str, basis: str) -> Text | None:
-    """The leading option's list price in the nearest priced region of the same area (costing/elsewhere.py), as a
-    job (or month) figure labelled as that region's: for reference, never this region's price."""
-    from gpu_advisor.costing.basis import HOURS_PER_MONTH
+def _elsewhere_figure(opt: Any, cost: Any) -> Text | None:
+    """The leading option's list price in the nearest priced region of the same area (costing/elsewhere.py), else the
+    cheapest option of the report listed there, as a job (or month) figure labelled as that region's: for reference,
+    never this region's price."""
     from gpu_advisor.costing.elsewhere import nearby_regions
     from gpu_advisor.kb.catalog_loader import load_catalog
 
     catalog = load_catalog()
-    for other in nearby_regions(catalog, region):
-        p = catalog.price(opt.instance_type, other)
-        if p is None:
-            continue
-        hourly = p.price_per_hour * opt.nodes
-        wall = opt.time.wall_hours if opt.time is not None else None
-        hours = (wall.low, wall.high) if basis != "month" and wall is not None else None
-        if basis == "month":
-            fig_en = f"about {_money(hourly * HOURS_PER_MONTH)} {p.currency} a month (24×7)"
-            fig_zh = f"每月（24×7）约 {_money(hourly * HOURS_PER_MONTH)} {p.currency}"
-        elif hours is not None:
-            fig_en = f"about {_money(hourly * hours[0])}–{_money(hourly * hours[1])} {p.currency} for the job"
-            fig_zh = f"整个作业约 {_money(hourly * hours[0])}–{_money(hourly * hours[1])} {p.currency}"
-        else:
-            fig_en, fig_zh = f"{hourly:,.2f} {p.currency}/h", f"每小时 {hourly:,.2f} {p.currency}"
-        return Text(en=f"no list price for it in {region}; at {other}'s list price ({p.price_per_hour:,.2f} {p.currency}/h "
-                       f"per instance, as of {p.as_of}; another region's price, for reference only) {fig_en}",
-                    zh=f"目录中没有它在 {region} 的价格；按 {other} 的目录价（每台每小时 {p.price_per_hour:,.2f} {p.currency}，"
-                       f"截至 {p.as_of}；其他地域价格，仅供参考）{fig_zh}")
+    for other in nearby_regions(catalog, cost.region):
+        if (p := catalog.price(opt.instance_type, other)) is not None:
+            return _labelled(opt, p, other, cost, named=False)
+        listed = [(o, q) for o in cost.options if (q := catalog.price(o.instance_type, other)) is not None]
+        if listed:
+            o, q = min(listed, key=lambda oq: oq[1].price_per_hour * oq[0].nodes)
+            return _labelled(o, q, other, cost, named=True)
     return None
+
+
+def _labelled(o: Any, p: Any, other: str, cost: Any, named: bool) -> Text:
+    from gpu_advisor.costing.basis import HOURS_PER_MONTH
+
+    hourly = p.price_per_hour * o.nodes
+    wall = o.time.wall_hours if o.time is not None else None
+    if cost.basis == "month":
+        fig_en = f"About {_money(hourly * HOURS_PER_MONTH)} {p.currency} a month (24×7)"
+        fig_zh = f"每月（24×7）约 {_money(hourly * HOURS_PER_MONTH)} {p.currency}"
+    elif wall is not None:
+        fig_en = f"About {_money(hourly * wall.low)}–{_money(hourly * wall.high)} {p.currency} for the job"
+        fig_zh = f"整个作业约 {_money(hourly * wall.low)}–{_money(hourly * wall.high)} {p.currency}"
+    else:
+        fig_en, fig_zh = f"{hourly:,.2f} {p.currency}/h", f"每小时 {hourly:,.2f} {p.currency}"
+    nodes = f" × {o.nodes}" if o.nodes > 1 else ""
+    on_en = f" on {o.instance_type}{nodes} ({o.total_gpus} × {o.gpu_display})" if named else ""
+    on_zh = f"，{o.instance_type}{nodes}（{o.total_gpus} 张 {o.gpu_display}）" if named else ""
+    return Text(en=f"{fig_en}{on_en} at {other}'s list price ({p.price_per_hour:,.2f} {p.currency}/h an instance, "
+                   f"{p.as_of}, another region's price for reference only, none listed in {cost.region})",
+                zh=f"{fig_zh}（按 {other} 目录价每台 {p.price_per_hour:,.2f} {p.currency}/h{on_zh}，{p.as_of}，其他地域价格，"
+                   f"仅供参考，{cost.region} 无目录价）")
 
 
 __all__ = ["asked_line", "count_line", "memory_line", "window_line"]
