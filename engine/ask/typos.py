@@ -140,8 +140,10 @@ def _distilled_fixes(text: str) -> list[tuple[int, int, str, str]]:
     for pattern, sizes in _distilled_names():
         for m in pattern.finditer(text):
             name = sizes.get(m.group("size").removesuffix(".0"))
+            if name is None:   # a size the table does not list: left as written (refused, never another size)
+                continue
             as_written = re.sub(r"[\W_]", "", m.group(0)).lower() == re.sub(r"[\W_]", "", name).lower()
-            if name and not as_written and (not m.group("base") or m.group("base").lower() in name.lower()):
+            if not as_written and (not m.group("base") or m.group("base").lower() in name.lower()):
                 fixes.append((m.start(), m.end(), m.group(0), name))
     return fixes
 
