@@ -45,41 +45,7 @@ def _days(h: float, long_job: bool = False) -> tuple[str, str]:
 
 
 def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
-    """The first line for a "how many N-GPU machines" / "how long" / "how much" question, or None."""
-    nodes, figure = _nodes_line(parsed, rec), _time_cost_line(parsed, rec)
-    if nodes is None or figure is None:
-        return nodes or figure
-    return Text(en=f"{nodes.en} {figure.en}", zh=f"{nodes.zh}{figure.zh}")
-
-
-def _nodes_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
-    """"几台 8 卡机器？": the count of machines of that many GPUs that hold the recommended plan's GPUs, first."""
-    from gpu_advisor.ask.lexicon import to_number
-
-    hint = next((h for h in parsed.hints if h.kind == "nodes_asked"), None)
-    inst = rec.instance
-    if hint is None or inst is None:
-        return None
-    per = int(next((to_number(w) for w in hint.text.en.split() if w.isdigit()), 0) or 0)
-    if per < 1:
-        return None
-    machines = -(-inst.total_gpus // per)
-    plan_en = f"{inst.instance_type} × {inst.nodes}" if inst.nodes > 1 else inst.instance_type
-    gpus_en, gpus_zh = f"{inst.total_gpus} × {inst.gpu_display}", f"{inst.total_gpus} 张 {inst.gpu_display}"
-    if inst.total_gpus < per:   # one machine of N GPUs, more than the job needs
-        return Text(en=f"1 machine of {per} GPUs is enough: the job needs {gpus_en} ({plan_en}).",
-                    zh=f"1 台 {per} 卡机器就够：此作业只需 {gpus_zh}（{plan_en}）。")
-    same = inst.total_gpus // max(inst.nodes, 1) == per
-    how_en = f"{plan_en}, {gpus_en}" if same else f"{gpus_en} in all; the recommended plan is {plan_en}"
-    how_zh = f"{plan_en}，共 {gpus_zh}" if same else f"共 {gpus_zh}；推荐方案是 {plan_en}"
-    each = getattr(inst, "planned_mem_gib", None)
-    each_en, each_zh = (f", about {each:.1f} GiB per GPU", f"，每卡约 {each:.1f} GiB") if each else ("", "")
-    return Text(en=f"{machines} machine{'s' if machines > 1 else ''} of {per} GPUs ({how_en}){each_en}.",
-                zh=f"需要 {machines} 台 {per} 卡机器（{how_zh}）{each_zh}。")
-
-
-def _time_cost_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
-    """The line for a "how long" / "how much" question, or None (not asked, no option, or no figure: then the
+    """The first line for a "how long" / "how much" question, or None (not asked, no option, or no figure: then the
     answer says why where it always does, in its cost section)."""
     wants_time, wants_cost = _asks(parsed, "time_question"), _asks(parsed, "cost_question")
     inst, cost = rec.instance, getattr(rec, "cost", None)
@@ -223,8 +189,6 @@ def count_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     inst = rec.instance
     if not _asks(parsed, "count_question") or parsed.yes_no or inst is None:
         return None
-    if any(h.kind == "nodes_asked" for h in parsed.hints):
-        return None   # "几台 8 卡机器": asked_line says the count in machines of that many GPUs
     per = inst.planned_mem_gib
     if inst.nodes > 1:
         return Text(en=f"{inst.nodes} machines of {inst.instance_type} ({inst.gpus_per_node} GPUs each, {inst.total_gpus} × "
