@@ -62,15 +62,8 @@ def _entries(rows: list[dict[str, Any]], key: str, section: str) -> tuple[Entry,
 
 
 @lru_cache(maxsize=1)
-def load_lexicon_raw() -> dict[str, Any]:
-    """The lexicon file as read (for the small tables no Lexicon field holds: build_suffixes, derived_names)."""
-    raw: dict[str, Any] = yamlio.safe_load(files("gpu_advisor.knowledge").joinpath(LEXICON_FILE).read_text(encoding="utf-8"))
-    return raw
-
-
-@lru_cache(maxsize=1)
 def load_lexicon() -> Lexicon:
-    raw = load_lexicon_raw()
+    raw = yamlio.safe_load(files("gpu_advisor.knowledge").joinpath(LEXICON_FILE).read_text(encoding="utf-8"))
     keywords = {name: _compile("|".join(f"(?:{p})" for p in pats), f"keywords.{name}")
                 for name, pats in raw["keywords"].items()}
     return Lexicon(
