@@ -57,6 +57,7 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     what_en = f"{inst.instance_type} ({inst.total_gpus} × {inst.gpu_display})"
     what_zh = f"{inst.instance_type}（{inst.total_gpus} 张 {inst.gpu_display}）"
     en, zh = [], []
+    front: Text | None = None   # the leading option's figure at another region's price, said first
     wall = opt.time.wall_hours if opt.time is not None else None
     if wall is not None:
         d_en, d_zh = _days(wall.low, wall.high >= 48)
@@ -88,14 +89,24 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 en.append(f"{hourly:,.2f} {cur}/h (no job total: no time estimate)")
                 zh.append(f"每小时 {hourly:,.2f} {cur}（没有时间估算，无法给出总价）")
             else:
-                en.append("no list price for it in this region in the catalog")
-                zh.append("目录中没有它在该地域的价格")
-    if not en:
+                front = _elsewhere_figure(opt, cost)
+                if front is None:
+                    en.append("no list price for it in this region in the catalog")
+                    zh.append("目录中没有它在该地域的价格")
+                priced = _priced_alternative(cost, opt)
+                if priced is not None:
+                    en.append(priced.en)
+                    zh.append(priced.zh)
+    if not en and front is None:
         return None
     sized = _job_size_defaults(rec)
     tail_en = f" (assumed, not stated: {', '.join(s[0] for s in sized)})" if sized else ""
     tail_zh = f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）" if sized else ""
-    cloud = Text(en=f"On {what_en}: {'; '.join(en)}{tail_en}.", zh=f"按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
+    if front is not None:   # the figure before the first clause end: a shortened brief keeps it
+        rest_en, rest_zh = (f": on {what_en}, {'; '.join(en)}", f"：按 {what_zh}，{'；'.join(zh)}") if en else ("", "")
+        cloud = Text(en=f"{front.en}{rest_en}{tail_en}.", zh=f"{front.zh}{rest_zh}{tail_zh}。")
+    else:
+        cloud = Text(en=f"On {what_en}: {'; '.join(en)}{tail_en}.", zh=f"按 {what_zh}：{'；'.join(zh)}{tail_zh}。")
     # "我想用两张4090微调…多久": the fit and the time on the user's own cards first, then the figure above labelled as the
     # cloud option; a card knowledge/owned_gpus.yaml lacks: the figure is the cloud's, never presented as the card's
     own = _off_catalog_gpu(parsed)
@@ -242,6 +253,82 @@ def window_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
         zh=f"若要一周内完成（示例期限，问题未说明）：{inst.total_gpus} 张 {inst.gpu_display}{nodes_zh}"
            f"（{inst.instance_type}），中间估计约 {_hours(o_mid)}{money_zh}；总价最低的方案 {lead.total_gpus} 张 "
            f"{lead.gpu_display}（{lead.instance_type}）约需 {d_zh}。")
+
+
+def _total(o: Any, basis: str) -> tuple[str, str] | None:
+    payg = o.purchase("payg")
+    if payg is None or payg.total is None:
+        return None
+    cur = o.currency or "CNY"
+    span = f"{_range(payg.total, _money)} {cur}"
+    return (f"about {span} a month (24×7)", f"每月（24×7）约 {span}") if basis == "month" else \
+        (f"pay-as-you-go total about {span}", f"按量付费整个作业约 {span}")
+
+
+def _priced_alternative(cost: Any, lead: Any) -> Text | None:
+    """A cost question whose leading option has no price here: the cheapest priced option that meets every stated
+    limit, else the priced option with the shortest time, with its time and total (and the limit it misses)."""
+    priced = [o for o in cost.options if o.instance_type != lead.instance_type and _total(o, cost.basis) is not None]
+    if not priced:
+        return None
+    meets = [o for o in priced if not o.violations]
+    if meets:
+        o = min(meets, key=lambda x: x.purchase("payg").total.mid)
+        head_en, head_zh, miss_en, miss_zh = "the cheapest priced option that meets it", "满足要求且有价格的最便宜方案", "", ""
+    else:
+        timed = [x for x in priced if x.time is not None and x.time.wall_hours is not None]
+        o = min(timed or priced, key=lambda x: x.time.wall_hours.mid if x.time and x.time.wall_hours else float("inf"))
+        head_en, head_zh = "the priced option closest to it", "有价格的方案中最接近要求的"
+        miss_en = f", but {'; '.join(v.en for v in o.violations)}"
+        miss_zh = f"，但{'；'.join(v.zh for v in o.violations)}"
+    total_en, total_zh = _total(o, cost.basis) or ("", "")
+    wall = o.time.wall_hours if o.time is not None else None
+    t_en = f"about {_hours_span(wall.low, wall.high)}, " if wall is not None else ""
+    t_zh = f"耗时约 {_hours_span(wall.low, wall.high)}，" if wall is not None else ""
+    what_en = f"{o.instance_type}{f' × {o.nodes}' if o.nodes > 1 else ''} ({o.total_gpus} × {o.gpu_display})"
+    what_zh = f"{o.instance_type}{f' × {o.nodes}' if o.nodes > 1 else ''}（{o.total_gpus} 张 {o.gpu_display}）"
+    return Text(en=f"{head_en} in {cost.region} is {what_en}: {t_en}{total_en}{miss_en}",
+                zh=f"{cost.region} {head_zh}是 {what_zh}：{t_zh}{total_zh}{miss_zh}")
+
+
+def _elsewhere_figure(opt: Any, cost: Any) -> Text | None:
+    """The leading option's list price in the nearest priced region of the same area (costing/elsewhere.py), else the
+    cheapest option of the report listed there, as a job (or month) figure labelled as that region's: for reference,
+    never this region's price."""
+    from gpu_advisor.costing.elsewhere import nearby_regions
+    from gpu_advisor.kb.catalog_loader import load_catalog
+
+    catalog = load_catalog()
+    for other in nearby_regions(catalog, cost.region):
+        if (p := catalog.price(opt.instance_type, other)) is not None:
+            return _labelled(opt, p, other, cost, named=False)
+        listed = [(o, q) for o in cost.options if (q := catalog.price(o.instance_type, other)) is not None]
+        if listed:
+            o, q = min(listed, key=lambda oq: oq[1].price_per_hour * oq[0].nodes)
+            return _labelled(o, q, other, cost, named=True)
+    return None
+
+
+def _labelled(o: Any, p: Any, other: str, cost: Any, named: bool) -> Text:
+    from gpu_advisor.costing.basis import HOURS_PER_MONTH
+
+    hourly = p.price_per_hour * o.nodes
+    wall = o.time.wall_hours if o.time is not None else None
+    if cost.basis == "month":
+        fig_en = f"About {_money(hourly * HOURS_PER_MONTH)} {p.currency} a month (24×7)"
+        fig_zh = f"每月（24×7）约 {_money(hourly * HOURS_PER_MONTH)} {p.currency}"
+    elif wall is not None:
+        fig_en = f"About {_money(hourly * wall.low)}–{_money(hourly * wall.high)} {p.currency} for the job"
+        fig_zh = f"整个作业约 {_money(hourly * wall.low)}–{_money(hourly * wall.high)} {p.currency}"
+    else:
+        fig_en, fig_zh = f"{hourly:,.2f} {p.currency}/h", f"每小时 {hourly:,.2f} {p.currency}"
+    nodes = f" × {o.nodes}" if o.nodes > 1 else ""
+    on_en = f" on {o.instance_type}{nodes} ({o.total_gpus} × {o.gpu_display})" if named else ""
+    on_zh = f"，{o.instance_type}{nodes}（{o.total_gpus} 张 {o.gpu_display}）" if named else ""
+    return Text(en=f"{fig_en}{on_en} at {other}'s list price ({p.price_per_hour:,.2f} {p.currency}/h an instance, "
+                   f"{p.as_of}, another region's price for reference only, none listed in {cost.region})",
+                zh=f"{fig_zh}（按 {other} 目录价每台 {p.price_per_hour:,.2f} {p.currency}/h{on_zh}，{p.as_of}，其他地域价格，"
+                   f"仅供参考，{cost.region} 无目录价）")
 
 
 __all__ = ["asked_line", "count_line", "memory_line", "window_line"]

@@ -363,6 +363,15 @@ def output_only(s: Scanner, m: re.Match[str]) -> None:
     s.set("output_tokens", b, m)
 
 
+def prompt_output_short(s: Scanner, m: re.Match[str]) -> None:
+    """Serving: "1k in / 300 out" (or "in 1k / out 300"): prompt and output tokens, as prompt_output."""
+    g = "" if m.group("a") else "2"
+    a = int(m.group("a" + g)) * (1024 if m.group("ka" + g) else 1)
+    b = int(m.group("b" + g)) * (1024 if m.group("kb" + g) else 1)
+    s.set("seq_len", a + b, m)
+    s.set("output_tokens", b, m, claim=False)
+
+
 _TRAINING_WORDS = re.compile(r"train|fine[\s-]*tun|\bsft\b|lora|微调|训练|精调", re.IGNORECASE)
 
 
@@ -631,6 +640,9 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # "需要几台8卡机器", "how many 8-GPU machines": the GPUs of one machine, asked with the machine count free
     (lambda: rf"(?:几|多少)\s*台\s*(?P<per>\d{{1,2}}|[一二两四八]|十六)\s*(?:张)?\s*卡\s*(?:的)?\s*(?:{_gpus_pattern()}\s*)?(?:机器|服务器|节点|实例|主机)"
              rf"|\bhow\s+many\s+(?P<per_en>\d{{1,2}})\s*-?\s*(?:x\s*)?(?:gpus?|cards?)\s*(?:{_gpus_pattern().replace('(?P<gpu>', '(?:')}\s*)?(?:machines|nodes|servers|instances|boxes)\b", per_machine_asked),
+    # serving shorthand for prompt and output tokens: "1k in / 300 out", "2k tokens in, 500 out", "in 1k / out 300"
+    (lambda: r"(?<![\w.])(?P<a>\d{1,7})\s*(?P<ka>k)?\s*(?:tokens?\s*)?in\s*(?:/|,|，|、|and|\+)\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:tokens?\s*)?out\b"
+             r"|\bin\s*(?P<a2>\d{1,7})\s*(?P<ka2>k)?\s*(?:tokens?)?\s*(?:/|,|，|、|and|\+)\s*out\s*(?P<b2>\d{1,7})\s*(?P<kb2>k)?(?![\w.])", prompt_output_short),
     (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:台|个节点|节点|nodes?|machines?|servers?|instances?|hosts?)\s*(?:机器|服务器)?\s*(?:x|\*|,|，|、|of|with|each with|each having|,? each)?\s*(?:每台|每个节点|每台机器|每个|each)?\s*(?:机器)?\s*(?:有|带|配|装)?\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?:张|块)?\s*(?:卡|gpus?|cards?|x?\s*(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b(?!\s*(?:的)?\s*(?:数据|dataset|data)))?)", gpus_nodes),
     # "4x8 A100", "4 x 8 卡 A100", "2x8 GPUs": machines x GPUs per machine (a per-machine count of 1, 2, 4, 8 or 16,
     # followed by GPUs or a GPU's name), before a resolution ("640x640") or "8 GPUs x 2 images" can take the pair

@@ -18,7 +18,7 @@ from gpu_advisor.ask.parsed import Assumed, Hint, ParsedQuestion, Scanner, Under
 from gpu_advisor.ask.population import find_population, resolve_population
 from gpu_advisor.ask.typos import read_typos
 from gpu_advisor.ask.vocab import pool_for
-from gpu_advisor.kb.models import knowledge, looks_like_llm, norm
+from gpu_advisor.kb.models import knowledge, looks_like_llm, norm, spelling_labels
 from gpu_advisor.errors import UnknownModelError, WorkloadError
 from gpu_advisor.util.i18n import Text
 from gpu_advisor.util.textsafe import visible
@@ -391,10 +391,10 @@ def closest_models(name: str, pool: str, n: int = 5, family: str | None = None) 
         specs = {k: v for k, v in specs.items() if getattr(v, "family", None) == family or getattr(v, "role", None)}
     labels: dict[str, str] = {}
     for spec in specs.values():
-        for alias in (spec.display, *spec.aliases):
-            labels.setdefault(norm(alias), spec.display)
-        for other in getattr(spec, "same_shape", ()):   # "DeepSeek-R1-Distill-Qwen-32B", not its base's display
-            labels[norm(other)] = other
+        # "DeepSeek-R1-Distill-Qwen-32B", not its base's display; each model once ("Yi-1.5-34B", not also
+        # "01-ai/Yi-1.5-34B" and "Yi-1.5-34B-Chat")
+        for fold, label in spelling_labels(spec).items():
+            labels.setdefault(fold, label)
     folded = norm(name)
     out: list[str] = []
     for hit in difflib.get_close_matches(folded, list(labels), n=40, cutoff=0.5):

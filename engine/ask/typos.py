@@ -120,6 +120,34 @@ def _zh_family_names() -> tuple[dict[str, str], re.Pattern[str] | None]:
     return names, re.compile(rf"(?P<name>{alternatives})(?=\s*-?\s*(?:\d|a\d+(?:\.\d+)?b\b))", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1)
+def _distilled_names() -> tuple[tuple[re.Pattern[str], dict[str, str]], ...]:
+    """The lexicon's `distilled_names`: one pattern per teacher (teacher + word + size, or word + teacher + size, an
+    optional base between) and its size -> registry name table."""
+    raw = yamlio.safe_load(files("gpu_advisor.knowledge").joinpath("ask/lexicon.yaml").read_text(encoding="utf-8"))
+    out = []
+    for row in raw.get("distilled_names", ()):
+        t, w, b = row["teacher"], row["words"], row.get("bases", "(?!)")
+        size = rf"(?:(?P<base>{b})[\s_-]*)?(?P<size>\d+(?:\.\d+)?)\s*b(?![a-z0-9])"
+        sep = r"[\s_-]*(?:的)?[\s_-]*"
+        pattern = re.compile(rf"(?<![a-z0-9])(?:{t}{sep}(?:{w})|(?:{w}){sep}{t}){sep}{size}", re.IGNORECASE)
+        out.append((pattern, {str(k): str(v) for k, v in row["sizes"].items()}))
+    return tuple(out)
+
+
+def _distilled_fixes(text: str) -> list[tuple[int, int, str, str]]:
+    fixes = []
+    for pattern, sizes in _distilled_names():
+        for m in pattern.finditer(text):
+            name = sizes.get(m.group("size").removesuffix(".0"))
+            if name is None:   # a size the table does not list: left as written (refused, never another size)
+                continue
+            as_written = re.sub(r"[\W_]", "", m.group(0)).lower() == re.sub(r"[\W_]", "", name).lower()
+            if not as_written and (not m.group("base") or m.group("base").lower() in name.lower()):
+                fixes.append((m.start(), m.end(), m.group(0), name))
+    return fixes
+
+
 def read_typos(s: Scanner) -> None:
     """Replace misspelt task verbs in the scanner's text by the verbs, each said back in a 'typo' hint; and the
     Chinese name of a model family before its version or size by the family's Latin name ('family_name' hint)."""
@@ -127,6 +155,8 @@ def read_typos(s: Scanner) -> None:
     names, pattern = _zh_family_names()
     family_fixes = [] if pattern is None else [(m.start(), m.end(), m.group(0), names[m.group("name")])
                                                 for m in pattern.finditer(s.text)]
+    distilled = _distilled_fixes(s.text)
+    family_fixes = [f for f in family_fixes if not any(d[0] <= f[0] < d[1] for d in distilled)]
     known = _known_words()
     for n, m in enumerate(WORD.finditer(s.text)):
         if n >= MAX_WORDS:
@@ -141,10 +171,11 @@ def read_typos(s: Scanner) -> None:
             if not any(taken[m.start():m.end()]):
                 taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
                 fixes.append((m.start(), m.end(), m.group(0), verb))
-    if not fixes and not family_fixes:
+    fixes = [f for f in fixes if not any(d[0] <= f[0] < d[1] for d in distilled)]
+    if not fixes and not family_fixes and not distilled:
         return
     text = s.text
-    for start, end, word, verb in sorted(fixes + family_fixes, reverse=True):
+    for start, end, word, verb in sorted(fixes + family_fixes + distilled, reverse=True):
         # a Latin name written right after Chinese text keeps a space before it ("部署千问2.5" -> "部署 Qwen2.5")
         pad = " " if verb.isascii() and start > 0 and not text[start - 1].isascii() and not text[start - 1].isspace() else ""
         text = text[:start] + pad + verb + text[end:]
@@ -152,6 +183,8 @@ def read_typos(s: Scanner) -> None:
         s.hints.append(Hint("typo", word, Text(en=f"Read '{word}' as '{verb}'.", zh=f"“{word}”按“{verb}”理解。")))
     for _, _, word, name in sorted(family_fixes):
         s.hints.append(Hint("family_name", word, Text(en=f"Read '{word}' as the {name} family.", zh=f"“{word}”按 {name} 系列理解。")))
+    for _, _, word, name in sorted(distilled):
+        s.hints.append(Hint("distilled_name", word, Text(en=f"Read '{word}' as {name}.", zh=f"“{word}”按 {name} 理解。")))
     s.reset_text(text)
 
 

@@ -471,12 +471,42 @@ def context_of(name: str | None, key: str) -> int:
     return int(spec.same_shape_max_seq.get(other, spec.max_seq) if other else spec.max_seq)
 
 
+@lru_cache(maxsize=1)
+def _build_suffixes() -> tuple[str, ...]:
+    raw = yamlio.safe_load((resources.files("gpu_advisor.knowledge") / "ask" / "lexicon.yaml").read_text(encoding="utf-8"))
+    return tuple(norm(x) for x in raw.get("build_suffixes", ()))
+
+
+def model_key(name: str) -> str:
+    """One model's spellings folded together: the organisation prefix and a build suffix of the lexicon's
+    `build_suffixes` ("-Chat", "-Instruct") dropped ("01-ai/Yi-1.5-34B", "Yi-1.5-34B-Chat" -> "yi1.534b")."""
+    base = norm(name.split("/")[-1])
+    for suffix in _build_suffixes():
+        if base.endswith(suffix) and len(base) > len(suffix):
+            return base[: -len(suffix)]
+    return base
+
+
+def spelling_labels(spec: Any) -> dict[str, str]:
+    """Every folded spelling of a profile -> the name a suggestion shows: its display for the display and aliases;
+    for a same_shape model (another model with this network) the first of its spellings, without the organisation
+    prefix, so that one model is suggested once."""
+    labels = {norm(alias): spec.display for alias in (spec.display, *spec.aliases)}
+    shown: dict[str, str] = {}
+    for other in getattr(spec, "same_shape", ()):
+        labels.setdefault(norm(other), shown.setdefault(model_key(other), other.split("/")[-1]))
+    return labels
+
+
 def suggestions(name: str, pool: str) -> list[str]:
-    """Up to 5 known names close to ``name`` (difflib), from 'methods', 'backbones' or 'transformers'."""
+    """Up to 5 known models close to ``name`` (difflib), each once by its name, from 'methods', 'backbones' or
+    'transformers'."""
     kb = knowledge()
     specs: dict[str, Any] = {"methods": kb.methods, "backbones": kb.backbones, "transformers": kb.transformers}[pool]
-    by_fold = {norm(s.display): s.display for s in specs.values()}
-    by_fold.update({norm(a): a for s in specs.values() for a in (*s.aliases, *getattr(s, "same_shape", ()))})
+    by_fold: dict[str, str] = {}
+    for spec in specs.values():
+        for fold, label in spelling_labels(spec).items():
+            by_fold.setdefault(fold, label)
     close = difflib.get_close_matches(norm(name), list(by_fold), n=8, cutoff=0.5)
     if not close and pool == "methods" and "_" in name:
         # a config-like name ("deeplabv9_r50-d8_4xb2-80k_cityscapes-512x1024"): its method is the first token

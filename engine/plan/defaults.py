@@ -174,11 +174,19 @@ def _samples_from_size(w: Workload) -> tuple[dict[str, Any], list[Note]]:
         return {}, []
     size, (per, basis_en, basis_zh) = float(w.dataset_size_gb), per_sample  # type: ignore[arg-type]
     samples = max(1, round(size * 1e9 / per))
+    tokens_en = tokens_zh = ""
+    if w.task in TEXT_TASKS and w.seq_len:   # the token count said back: it decides the time and the epochs
+        billions = size / _dataset_file()["text"]["bytes_per_token"]
+        tokens_en, tokens_zh = f"about {_billions(billions)} tokens, ", f"约 {_billions(billions)} token，"
     return {"num_samples": samples}, [note(
-        "samples_from_size", f"num_samples not given: about {samples:,} samples from dataset_size_gb = {size:g} at "
-        f"{basis_en}; give num_samples for an exact time and cost.",
-        f"未给出样本数：按数据集 {size:g} GB、{basis_zh}，约 {samples:,} 个样本；给出 num_samples 可得准确的时间与费用。",
+        "samples_from_size", f"num_samples not given: {tokens_en}about {samples:,} samples from dataset_size_gb = "
+        f"{size:g} at {basis_en}; give num_samples for an exact time and cost.",
+        f"未给出样本数：按数据集 {size:g} GB、{basis_zh}，{tokens_zh}约 {samples:,} 个样本；给出 num_samples 可得准确的时间与费用。",
         "num_samples", samples)]
+
+
+def _billions(b: float) -> str:
+    return f"{b:.3g}B" if b >= 1 else f"{b * 1e3:.3g}M"
 
 
 def _samples_from_tokens(w: Workload) -> tuple[dict[str, Any], list[Note]] | None:
@@ -269,6 +277,14 @@ def _finetune_schedule(w: Workload, d: dict[str, Any]) -> tuple[float, str, str]
             f"{d['finetune_epochs_note_zh']}；{d['finetune_epochs_source']}")
 
 
+def _continued_pretraining_tokens(w: Workload, samples: int) -> float | None:
+    """The job's training tokens (billions) when they reach datasets.yaml text.corpus_tokens_billion (a
+    continued-pre-training corpus, trained for one pass), else None."""
+    threshold = _dataset_file()["text"].get("corpus_tokens_billion")
+    billions = samples * (w.seq_len or 0) / 1e9
+    return billions if threshold is not None and billions >= float(threshold) else None
+
+
 def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) -> tuple[dict[str, Any], list[Note]]:
     """Epochs for a vision training job whose sample count is known (stated, or from a named dataset) but whose epochs
     are not: the model's own trainer default, else the named dataset's published schedule, else the task's typical
@@ -285,6 +301,16 @@ def _default_epochs(w: Workload, trainer_epochs: tuple[int, str, str] | None) ->
             "default_epochs", f"Epochs not given: time and cost are for one pass over the {samples:,} samples; "
             "multiply by the epochs you train.",
             f"未给出训练轮数：时间与费用按遍历 {samples:,} 个样本一次计；请乘以实际轮数。", "epochs", 1.0)]
+    corpus = _continued_pretraining_tokens(w, samples)
+    if w.task == Task.llm_finetune and corpus is not None:   # a corpus that size is continued pre-training: one pass
+        text = _dataset_file()["text"]
+        return {"epochs": 1.0}, [note(
+            "default_epochs", f"Epochs not given: {_billions(corpus)} tokens is a continued-pre-training corpus, not a "
+            f"fine-tuning set ({text['corpus_note_en']}), so time and cost are for one pass over the {samples:,} samples "
+            f"(not the fine-tuning default of {LLM_FINETUNE_EPOCHS} epochs); multiply by the epochs you train.",
+            f"未给出训练轮数：{_billions(corpus)} token 是继续预训练规模的语料，不是微调数据集（{text['corpus_note_zh']}），"
+            f"因此时间与费用按遍历 {samples:,} 个样本一次计（不按微调默认的 {LLM_FINETUNE_EPOCHS} 轮）；请乘以实际轮数。",
+            "epochs", 1.0)]
     if w.task == Task.llm_finetune:   # the fine-tuning frameworks' own default, said as an assumption
         return {"epochs": float(LLM_FINETUNE_EPOCHS)}, [note(
             "default_epochs", f"Epochs not given: time and cost assume {LLM_FINETUNE_EPOCHS} epochs over the {samples:,} "

@@ -119,6 +119,9 @@ def _refusal(res: Result, exc: Any, lang: str) -> None:
     if case.get("refuse") and case.get("says"):
         missing = [p for p in case["says"] if not re.search(p, message)]
         res.checks["says"] = (not missing, f"refusal lacks {missing}: {message[:160]}")
+    if case.get("refuse") and case.get("not_says"):   # a name offered twice under other spellings, say
+        present = [p for p in case["not_says"] if re.search(p, message)]
+        res.checks["not_says"] = (not present, f"refusal says {present}: {message[:160]}")
 
 
 def _understood(res: Result, parsed: Any, rec: Any) -> None:
