@@ -190,6 +190,13 @@ def count_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if not _asks(parsed, "count_question") or parsed.yes_no or inst is None:
         return None
     per = inst.planned_mem_gib
+    copies = int(getattr(inst, "replicas", 1) or 1)
+    if copies > 1:   # serving replicas: every copy is its own instance(s) behind a load balancer
+        machines, gpus = copies * inst.nodes, copies * inst.total_gpus
+        return Text(en=f"{machines} machines of {inst.instance_type} ({copies} replicas of {inst.total_gpus} × "
+                       f"{inst.gpu_display}, {gpus} GPUs in all), about {per:.1f} GiB per GPU.",
+                    zh=f"需要 {machines} 台 {inst.instance_type}（{copies} 个副本，每个 {inst.total_gpus} 张 "
+                       f"{inst.gpu_display}，共 {gpus} 张），每卡约 {per:.1f} GiB。")
     if inst.nodes > 1:
         return Text(en=f"{inst.nodes} machines of {inst.instance_type} ({inst.gpus_per_node} GPUs each, {inst.total_gpus} × "
                        f"{inst.gpu_display} in all), about {per:.1f} GiB per GPU.",
