@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = b"127.0.0.1:8000"

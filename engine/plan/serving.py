@@ -289,7 +289,6 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
     en, zh = _basis(c)
     load_en = f"at {n} concurrent" if stated else f"at the rate's load, about {n} sequences a replica"
     load_zh = f"并发 {n} 时" if stated else f"按该请求速率每副本约 {n} 条序列时"
-    gpus = f"{c.total_gpus} × {c.gpu.display_name}"
     rate_en = rate_zh = ""
     if rate:
         best = max(1, math.ceil(rate / sp.rps[1]))
