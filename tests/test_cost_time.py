@@ -133,8 +133,18 @@ def test_scaling_is_lower_across_nodes_without_rdma():
 
 
 def test_serving_has_no_job_time():
-    cand, job = make("ecs.gn7i-c8g1.2xlarge", {"task": "inference", "num_samples": 100})
+    cand, job = make("ecs.gn7i-c8g1.2xlarge", {"task": "inference", "requests_per_second": 10})
     assert estimate_time(cand, job).wall_hours is None
+
+
+def test_an_offline_pass_over_stated_inputs_is_a_job_with_a_time():
+    # "classify 2M images": forward FLOPs x inputs at the dense peak x the utilisation band, one pass
+    cand, job = make("ecs.gn7i-c8g1.2xlarge", {"task": "inference", "num_samples": 100_000}, family="classification")
+    t = estimate_time(cand, job)
+    assert t.wall_hours is not None and 0 < t.wall_hours.low < t.wall_hours.high
+    flops = cand.estimate.infer_flops_per_sample * 100_000
+    assert t.total_pflop == pytest.approx(flops / 1e15)
+    assert t.wall_hours.low == pytest.approx(flops / (t.peak_tflops.high * 1e12 * t.utilisation.high) / 3600)
 
 
 def test_two_rdma_instances_use_the_rdma_scaling_range():

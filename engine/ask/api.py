@@ -117,8 +117,9 @@ def _default_model_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any
     task itself was assumed, the task's line says it already)."""
     from gpu_advisor.util.i18n import Text
 
-    if fields.get("model") or fields.get("params_billion") is not None or fields.get("task") not in LANGUAGE_TASKS:
-        return []
+    if fields.get("model") or fields.get("backbone") or fields.get("params_billion") is not None \
+            or fields.get("task") not in LANGUAGE_TASKS:
+        return []   # a vision backbone served ("classify 2M images with ResNet-50") names its model too
     if any(a.field == "task" for a in parsed.assumed):
         return []
     from gpu_advisor.ask.capacity import wants_capacity

@@ -67,8 +67,6 @@ def asked_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
         en.append(f"about {_hours_span(wall.low, wall.high)} wall-clock{days_en}, {_hours(wall.mid)} at the "
                   "mid estimate")
         zh.append(f"耗时约 {_hours_span(wall.low, wall.high)}{days_zh}，中间估计 {_hours(wall.mid)}")
-    elif wants_time and _batch_inference(rec):
-        pass   # an offline pass over stated inputs: its own line (plan/serving.batch_job) gives the time
     elif wants_time:
         en.append("no time estimate (the catalog has no throughput figure for this GPU at this precision, or the job "
                   "size is unknown: see Time and cost)")
@@ -165,11 +163,6 @@ def memory_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
         en[-1] += " (evaluate accuracy before serving quantized weights)"
         zh[-1] += "（上线量化权重前请评测精度）"
     return Text(en=f"Memory: {'; '.join(en)}.", zh=f"显存：{'；'.join(zh)}。")
-
-
-def _batch_inference(rec: Any) -> bool:
-    w = rec.workload
-    return str(w.get("task")) == "inference" and bool(w.get("num_samples")) and not w.get("requests_per_second")
 
 
 def _weight_format(workload: dict[str, Any]) -> str | None:

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from gpu_advisor.ask.lexicon import FLAGS, Entry, Lexicon, load_lexicon
-from gpu_advisor.ask.parsed import Scanner
+from gpu_advisor.ask.parsed import Scanner, Understood
 from gpu_advisor.ask.vocab import QUANT_WORDS, find_names, find_unresolved
 from gpu_advisor.kb.models import knowledge
 
@@ -356,9 +356,18 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
         # serving only when nothing in the question says training
         infer = (s.first(kw["inference_weak"]) or s.first(kw["serving_use"]) or _serving_load(s)
                  or (None if explicit else _served_encoder(s)))
+    if not infer and not (train or pretrain or finetune or (TRAINING_FIELDS - {"num_samples"}) & set(s.fields)):
+        infer = s.first(kw["offline_inference"])   # "classify 2M images": the count is the inputs of one pass
     if infer and not train:
         s.set("stage", "serve", infer, claim=False)
         task, m = "inference", infer
+        model_said = next((u.matched for u in s.understood if u.field == "model"), None)
+        task_said = next((u.matched for u in s.understood if u.field == "task"), None)
+        if s.fields.get("task") not in (None, "inference") and task_said is not None and task_said == model_said:
+            # the task was only the named model's own ("Classify 2 million images with ResNet-50"): the job serves it
+            s.fields["task"] = "inference"
+            s.understood[:] = [Understood("task", "inference", infer.group(0).strip()) if u.field == "task" else u
+                               for u in s.understood]
     if task:
         s.set("task", task, m or _implied_source(s), claim=False)
         if not trained and task not in ("preprocessing", "inference"):

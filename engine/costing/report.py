@@ -32,7 +32,10 @@ def best_per_gpu(the_plan: Plan) -> list[Candidate]:
 
 
 def _is_serving(job: Job) -> bool:
-    return getattr(job.workload.task, "value", job.workload.task) == "inference"
+    """A service priced by the month; an offline pass over stated inputs is a job with a total (timing.py)."""
+    from gpu_advisor.costing.timing import is_batch_inference
+
+    return getattr(job.workload.task, "value", job.workload.task) == "inference" and not is_batch_inference(job)
 
 
 def _hours(time: TimeEstimate, job: Job) -> Range | None:

@@ -198,9 +198,50 @@ def _job_size(job: Any) -> tuple[float | None, float, list[Note]]:
                                      "未给出训练轮数：时间与费用按遍历一次数据计；请乘以实际轮数。", "epochs", 1)]
 
 
+def is_batch_inference(job: Any, profile: Any = None) -> bool:
+    """An offline pass of a non-decoder model over a stated number of inputs ("用 bge-m3 向量化 1000 万篇文档",
+    "classify 2M images"): a job with a wall-clock and a total, not a service running by the month. No request rate
+    and no concurrent users are stated; a decoder LLM's batch job depends on output lengths and is not timed here."""
+    w = job.workload
+    return (getattr(w.task, "value", w.task) == "inference" and bool(w.num_samples) and not w.requests_per_second
+            and w.concurrent_users is None and not _decoder(profile or job.memory.profile))
+
+
+def _decoder(profile: Any) -> bool:
+    return bool(getattr(profile, "is_llm", getattr(profile, "family", None) == "llm"))
+
+
+def _batch_inference_time(candidate: Any, job: Any) -> TimeEstimate:
+    """Wall-clock of the pass: inputs / (GPUs x dense peak x utilisation / forward FLOPs per input), the same figures a
+    request rate is sized with (plan/serving.per_gpu_rate); tokenisation, I/O and writing results are not counted."""
+    w = candidate.variant.workload
+    precision = enum_value(w.precision, "fp32")
+    family = candidate.estimate.profile.family
+    flops = candidate.estimate.infer_flops_per_sample
+    peak, peak_notes = peak_tflops(candidate.gpu, precision, family)
+    if peak is None or not flops:
+        return _missing(f"{candidate.gpu.display_name}: dense {precision} TFLOPS not known; no time is given rather than "
+                        "a guessed number", f"{candidate.gpu.display_name}：{precision} 稠密算力未知；不给出时间，以免凭空估计",
+                        precision=precision)
+    util = utilisation_for(family, w)
+    gpus = candidate.total_gpus
+    total = flops * float(job.workload.num_samples)
+    wall = Range(low=total / (peak.high * 1e12 * util.high * gpus) / 3600,
+                 high=total / (peak.low * 1e12 * util.low * gpus) / 3600)
+    notes = [note("batch_inference", "An offline pass over the stated inputs: forward FLOPs only (one pass, no epochs); "
+                  "tokenisation, I/O and writing the results are not counted: measure one batch first.",
+                  "对所述输入做一次离线推理：只计前向计算（一遍，无轮数）；未计分词、读写与结果落盘：请先实测一个批次。",
+                  "num_samples", job.workload.num_samples)]
+    return TimeEstimate(total_pflop=total / 1e15, precision=precision, peak_tflops=peak,
+                        utilisation=_band(util.low, util.high), scaling=_band(1.0, 1.0), recompute_factor=1.0,
+                        gpu_hours=wall.scale(gpus), wall_hours=wall, notes=notes + peak_notes)
+
+
 def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     """The wall-clock and GPU-hour range of one option, or what is missing to compute it."""
     w = candidate.variant.workload
+    if is_batch_inference(job, candidate.estimate.profile):
+        return _batch_inference_time(candidate, job)
     if getattr(job.workload.task, "value", job.workload.task) == "inference":
         return _SERVING
     samples, epochs, notes = _job_size(job)

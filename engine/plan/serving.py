@@ -54,7 +54,7 @@ def size_replicas(the_plan: Plan, job: Job) -> Plan:
     rate = w.requests_per_second
     if w.task == Task.inference and the_plan.options and job.memory.profile.is_llm:
         return llm_speed(the_plan, job)
-    if w.task == Task.inference and not rate and w.num_samples and the_plan.options \
+    if w.task == Task.inference and not rate and w.num_samples and w.concurrent_users is None and the_plan.options \
             and not job.memory.profile.is_llm:
         return batch_job(the_plan, job)
     if not rate or w.task != Task.inference or not the_plan.options:
@@ -103,9 +103,8 @@ def size_replicas(the_plan: Plan, job: Job) -> Plan:
 
 def batch_job(the_plan: Plan, job: Job) -> Plan:
     """An offline pass of a non-decoder model over a stated number of inputs ("用 bge-m3 向量化 1000 万篇文档",
-    "classify 2M images"): the wall-clock of the chosen option at its requests/s (dense peak x utilisation / forward
-    FLOPs per input, the same figures a request rate is sized with) and the job's pay-as-you-go total; a full
-    8-GPU instance of the same GPU when one GPU would take over a day. Said first (deadline_notes)."""
+    "classify 2M images"): its time and total come from the cost report (costing/timing.is_batch_inference); when one
+    GPU would take over a day, the line adds the rate and a full 8-GPU instance of the same GPU (data parallel)."""
     c, n = the_plan.chosen, float(job.workload.num_samples or 0)
     rates = per_gpu_rate(c)
     if rates is None or n <= 0:
@@ -114,26 +113,20 @@ def batch_job(the_plan: Plan, job: Job) -> Plan:
     slow_h, fast_h = n / low / 3600, n / high / 3600
     util = utilisation_for(c.estimate.profile.family, c.variant.workload)
     precision = enum_value(c.variant.workload.precision, "fp32")
-    money_en = money_zh = ""
-    if c.hourly is not None and c.price is not None:
-        cur = c.price.currency
-        money_en = f", pay-as-you-go about {c.hourly * fast_h:,.0f}-{c.hourly * slow_h:,.0f} {cur}"
-        money_zh = f"，按量付费约 {c.hourly * fast_h:,.0f}–{c.hourly * slow_h:,.0f} {cur}"
     wide_en = wide_zh = ""
     if c.total_gpus == 1 and slow_h > 24:
-        wide_en = (f"; 8 × {c.gpu.display_name} (data parallel, one copy of the model per GPU) about "
+        wide_en = (f"; on 8 × {c.gpu.display_name} (data parallel, one copy of the model per GPU) about "
                    f"{_hours_span(fast_h / 8, slow_h / 8)}")
         wide_zh = f"；8 张 {c.gpu.display_name}（数据并行，每卡一份模型）约 {_hours_span(fast_h / 8, slow_h / 8)}"
+    if not wide_en:
+        return the_plan   # the time and the total lead from the cost report (costing/timing.is_batch_inference)
     the_plan.deadline_notes.append(Text(
-        en=f"{n:,.0f} inputs on {c.total_gpus} × {c.gpu.display_name} ({c.instance.type}): about "
-           f"{_hours_span(fast_h, slow_h)} at {low:,.0f}-{high:,.0f} inputs/s (dense {precision} peak × utilisation "
-           f"{util.low:.0%}-{util.high:.0%}, an assumption, / {c.estimate.infer_flops_per_sample / 1e9:,.1f} GFLOP "
-           f"per input){money_en}{wide_en}. Tokenisation, I/O and writing the results are not counted: measure one "
-           "batch first.",
-        zh=f"处理 {n:,.0f} 条输入，{c.total_gpus} 张 {c.gpu.display_name}（{c.instance.type}）：约 "
-           f"{_hours_span(fast_h, slow_h)}，每秒 {low:,.0f}–{high:,.0f} 条（{precision} 稠密峰值 × 利用率 "
+        en=f"{low:,.0f}-{high:,.0f} inputs/s on {c.total_gpus} × {c.gpu.display_name} (dense {precision} peak × "
+           f"utilisation {util.low:.0%}-{util.high:.0%}, an assumption, / {c.estimate.infer_flops_per_sample / 1e9:,.1f} "
+           f"GFLOP per input){wide_en}.",
+        zh=f"{c.total_gpus} 张 {c.gpu.display_name} 每秒 {low:,.0f}–{high:,.0f} 条（{precision} 稠密峰值 × 利用率 "
            f"{util.low:.0%}–{util.high:.0%}，假设，÷ 每条 {c.estimate.infer_flops_per_sample / 1e9:,.1f} GFLOP）"
-           f"{money_zh}{wide_zh}。未计分词、读写与结果落盘：请先实测一个批次。"))
+           f"{wide_zh}。"))
     return the_plan
 
 
