@@ -321,6 +321,16 @@ _ALT_TEXT = {
 }
 
 
+def _owned_cue_before(text: str, at: int) -> bool:
+    """The lexicon's ownership cue ("我有", "our", "I have") in the clause just before position ``at``."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+    from gpu_advisor.ask.on_card import OWNED_CUE_WINDOW
+
+    cue = load_lexicon().keywords.get("owned_hardware")
+    before = re.split(r"[，。；！？：,;!?:]", text[max(0, at - OWNED_CUE_WINDOW):max(0, at)])[-1]
+    return cue is not None and cue.search(before) is not None
+
+
 def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
     """(the card of knowledge/owned_gpus.yaml, the name as the question wrote it) for a GPU the question names that
     the catalog does not resolve ("4张4090", "my RTX 3090", "单张 H20"), or None. A catalog GPU's name always wins."""
@@ -335,6 +345,8 @@ def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
     for hint in parsed.hints:
         if hint.kind == "gpu_preference" and (card := find_owned_gpu(hint.matched)) is not None:
             at = text.find(hint.matched.lower())
+            if "region" in parsed.stated() and not _owned_cue_before(text, at):
+                return None   # "上海地域有 H20 吗": a card asked for in a cloud region, not one the user has
             # the card's own name where the question wrote it, with what follows ("4090 laptop" is another card)
             if at < 0 or any(card.pattern.match(text, i) for i in range(at, at + len(hint.matched))):
                 return card, name
