@@ -225,15 +225,27 @@ def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if not parsed.workload_fields.get("interruptible") or "interruptible" not in parsed.stated():
         return None
     inst, cost = rec.instance, getattr(rec, "cost", None)
-    opt = cost.option(inst.instance_type) if cost is not None and inst is not None else None
-    if opt is None or cost.basis != "job":
+    if inst is None:
         return None
-    spot, payg = opt.purchase("spot"), opt.purchase("payg")
-    if spot is None or not spot.available or spot.total is None or payg is None or payg.total is None:
-        return None
-    cur = opt.currency or "CNY"
+    opt = cost.option(inst.instance_type) if cost is not None else None
+    if opt is not None and cost.basis != "job":
+        return None   # serving: the rules say what spot means for a service
     what_en = f"{inst.instance_type} ({inst.total_gpus} × {inst.gpu_display})"
     what_zh = f"{inst.instance_type}（{inst.total_gpus} 张 {inst.gpu_display}）"
+    spot = opt.purchase("spot") if opt is not None else None
+    payg = opt.purchase("payg") if opt is not None else None
+    cur = (opt.currency if opt is not None else None) or "CNY"
+    if spot is None or not spot.available or spot.total is None or payg is None or payg.total is None:
+        # no job total (the data size not given, or no price here): the yes stands on checkpoints, said with what is known
+        hourly = inst.price_per_hour if getattr(inst, "price_per_hour", None) is not None else None
+        price_en = (f"{what_en} lists {hourly:,.2f} {cur}/h pay-as-you-go; spot floats between about 10 % and 100 % of it"
+                    if hourly is not None else f"the catalog has no price for {what_en} in this region")
+        price_zh = (f"{what_zh}按量 {hourly:,.2f} {cur}/小时，抢占式约为其 10%–100%（价格浮动）" if hourly is not None
+                    else f"目录中没有 {what_zh}在该地域的价格")
+        return Text(en=f"Yes, if the job saves checkpoints and resumes from them (the instance is released 5 minutes "
+                       f"after the notice): {price_en}; state the data size for the job's total.",
+                    zh=f"可以，前提是作业定期保存检查点并能断点续训（中断通知后 5 分钟释放实例）：{price_zh}；"
+                       "给出数据量可算出整个作业的费用。")
     return Text(
         en=f"Yes, if the job saves checkpoints and resumes from them (the instance is released 5 minutes after the "
            f"notice): on {what_en} spot costs about {_range(spot.total, _money)} {cur} for the job against "
