@@ -76,3 +76,15 @@ def test_a_brief_is_trimmed_to_its_token_budget_least_deciding_parts_first(advis
     assert data["instance_type"] == rec.instance.instance_type and data["lead"]   # the decision is never trimmed
     assert all("why" not in o for o in data["alternatives"]) or len(data["reasons"]) == 4
 
+
+
+def test_a_hard_cut_never_splits_a_gpu_name_or_a_figure() -> None:
+    """brief.short's last-resort cut moves back to a word start: "NVIDIA A100 80 GB" cut inside "A100" would name
+    another GPU ("而不是 2 张 NVIDIA A10 …", h13-fresh), "41.3 GiB" cut after "41." another figure."""
+    from gpu_advisor.answer.brief import short
+
+    text = "答案取决于这一默认" * 11 + "方案为 1 张 NVIDIA A100 80 GB（每卡约 62.9 GiB），而不是 2 张 NVIDIA A100 80 GB"
+    for limit in range(100, len(text)):
+        cut = short(text, limit).removesuffix(" …")
+        assert not re.search(r"A10$|A1$|\b6$|62\.?$|62\.9 Gi?$", cut), (limit, cut[-30:])
+        assert len(cut) <= limit

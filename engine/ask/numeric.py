@@ -758,7 +758,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句|篇|个文档|份文档|段文本)\s*(?:图片|图像|照片|样本|数据|标注|文档|文章|文本|论文|网页)?", int_field("num_samples")),
     # preference pairs ("10万对", "5万对偏好数据"): a pair is one sample (the chosen and rejected of it, ask/alignment.py)
     (lambda: rf"{NM}\s*(?:多)?\s*对(?![比于应齐照称接话])", int_field("num_samples")),
-    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|tiles|patches|crops|scans|slides)\b", int_field("num_samples")),
+    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+|image[\s/-]*(?:text|caption)\s+|text[\s/-]*image\s+|multimodal\s+|vqa\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|tiles|patches|crops|scans|slides)\b", int_field("num_samples")),
     # "my 20k-image dataset", "a 5,000 sample set": a count written as an adjective of the dataset
     (lambda: rf"{NM}\s*[-\s]\s*(?:image|sample|picture|photo|example|sentence|record|document)\s+(?:dataset|data[\s-]*set|corpus|set|collection)\b",
      int_field("num_samples")),
