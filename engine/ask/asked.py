@@ -178,6 +178,10 @@ def count_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     inst = rec.instance
     if not _asks(parsed, "count_question") or parsed.yes_no or inst is None:
         return None
+    from gpu_advisor.plan.scaleout import DEADLINE_PLAN_EN
+
+    if any(t.en.startswith(DEADLINE_PLAN_EN) for t in rec.lead):
+        return None   # the plan scaled out for the deadline says the count (GPUs, machines) and why: said once
     per = inst.planned_mem_gib
     if inst.nodes > 1:
         return Text(en=f"{inst.nodes} machines of {inst.instance_type} ({inst.gpus_per_node} GPUs each, {inst.total_gpus} × "
