@@ -92,9 +92,10 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale) if t]
-    from gpu_advisor.ask.network import no_rdma_line
+    from gpu_advisor.ask.network import no_rdma_line, rdma_question_line
 
-    if (net := no_rdma_line(parsed, rec)) is not None:   # "没有RDMA": what that means for this job, after the verdict
+    # "没有RDMA": what that means for this job; "需要 RDMA 吗": the inter-node verdict; after the verdict / figure
+    if (net := no_rdma_line(parsed, rec) or rdma_question_line(parsed, rec)) is not None:
         lines.insert(1 if lines else 0, net)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
         lines.append(window)
