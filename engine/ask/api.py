@@ -97,6 +97,10 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     # "没有RDMA": what that means for this job; "需要 RDMA 吗": the inter-node verdict; after the verdict / figure
     if (net := no_rdma_line(parsed, rec) or rdma_question_line(parsed, rec)) is not None:
         lines.insert(1 if lines else 0, net)
+    from gpu_advisor.ask.verdict import limits_line
+
+    if (limits := limits_line(parsed, rec, [*lines, *rec.lead])) is not None:   # a budget / deadline said back
+        lines.append(limits)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
         lines.append(window)
     if (pref := offline_line(parsed.alignment, rec)) is not None:   # DPO / KTO / ORPO: what the method adds

@@ -122,7 +122,7 @@ def _money(v: float) -> str:
     return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
 
 
-def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
+def _limits_verdict(parsed: ParsedQuestion, rec: Any, bare: bool = False) -> Text | None:
     """The verdict of a yes/no question about a stated budget or deadline ("预算5000元以内…可以吗？", "3天能训完吗？",
     "每小时不超过20元能跑吗？"): the leading option's list price, job total and wall-clock time against each stated
     limit, or that it cannot be checked (no price or no time in the catalog) -- never a plain yes on an unchecked limit."""
@@ -195,12 +195,31 @@ def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         # the job total and the time rest on a job size the user did not state: the verdict says so
         body_en += f" (assumed, not stated: {', '.join(s[0] for s in sized)})"
         body_zh += f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）"
+    if bare:   # no yes / no asked: the limits said back, the option named by the recommendation below
+        head = ("Over a stated limit", "超出所述限制") if bad else ("Against the stated limits", "对照所述限制") if unknown \
+            else ("Within the stated limits", "在所述限制内")
+        return Text(en=f"{head[0]}: {body_en}.", zh=f"{head[1]}：{body_zh}。")
     if bad:
         return Text(en=f"No: the leading option {what_en} misses a stated limit: {body_en}.",
                     zh=f"不行：首选方案 {what_zh} 不满足所述限制：{body_zh}。")
     if unknown:
         return Text(en=f"Cannot say yes or no: on {what_en}, {body_en}.", zh=f"无法确定：{what_zh}，{body_zh}。")
     return Text(en=f"Yes: {what_en}, {body_en}.", zh=f"可以：{what_zh}，{body_zh}。")
+
+
+def limits_line(parsed: ParsedQuestion, rec: Any, said: list[Text]) -> Text | None:
+    """A budget or deadline stated in a question that is no yes / no one ("预算每小时 100 元以内，推荐什么配置？"): the
+    leading option's price, total and time against each limit, said back with the finding, unless a line already
+    says every limit (``said``: the lead so far)."""
+    if parsed.yes_no or rec is None:
+        return None
+    fields = parsed.workload_fields
+    caps = [float(fields[k]) for k in ("budget_per_hour", "budget_total", "deadline_hours") if k in parsed.stated()]
+    text = " ".join(t.en for t in said)
+    if not caps or all(re.search(rf"(?<![\w.,])(?:{re.escape(f'{c:,.0f}')}|{re.escape(f'{c:g}')})(?![\w,]|\.\d)", text)
+                       for c in caps):   # "100" said as a figure, not inside "A100"
+        return None
+    return _limits_verdict(parsed, rec, bare=True)
 
 
 def _job_size_defaults(rec: Any) -> list[tuple[str, str]]:
