@@ -88,3 +88,16 @@ def test_a_hard_cut_never_splits_a_gpu_name_or_a_figure() -> None:
         cut = short(text, limit).removesuffix(" …")
         assert not re.search(r"A10$|A1$|\b6$|62\.?$|62\.9 Gi?$", cut), (limit, cut[-30:])
         assert len(cut) <= limit
+
+
+def test_a_job_total_under_100_keeps_its_cents() -> None:
+    """The price line said "53.00–267 CNY" under a lead of "53.36–267 CNY" (h13-fresh): a total under 100 is rounded
+    to cents, as the lead rounds it."""
+    from gpu_advisor import recommend
+
+    rec = recommend({"task": "object_detection", "model": "YOLOv8m", "input_size": [640, 640], "num_samples": 30000,
+                     "epochs": 100, "lang": "zh"}, lang="zh")
+    total = brief(rec, "zh")["total_cost"]
+    line = rec.cost.option(rec.instance.instance_type).purchase("payg").total
+    assert total is not None and line.low < 100
+    assert total["low"] == round(line.low, 2)

@@ -142,7 +142,9 @@ def _total(rec: Any) -> dict[str, Any] | None:
     if line is None or line.total is None:
         return None
     hours = option.time.wall_hours if option is not None else None
-    return {"low": _num(line.total.low, 0), "high": _num(line.total.high, 0), "currency": option.currency,
+    # a total under 100 keeps its cents, as the lead says it ("53.36–267 CNY", not "53.00–267")
+    return {"low": _num(line.total.low, 0 if line.total.low >= 100 else 2),
+            "high": _num(line.total.high, 0 if line.total.high >= 100 else 2), "currency": option.currency,
             "basis": rec.cost.basis, "hours_low": _num(hours.low, 1) if hours else None,
             "hours_high": _num(hours.high, 1) if hours else None}
 
