@@ -242,6 +242,9 @@ def _job_size_defaults(rec: Any) -> list[tuple[str, str]]:
     return out
 
 
+SPOT_YES_EN = "Yes, if the job saves checkpoints and resumes from them"   # the spot verdict (ask/api.py: said once)
+
+
 def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """"用抢占式实例可以吗？" for a training job: yes when it checkpoints and resumes, with the spot total for the job
     beside the pay-as-you-go one (the spot price floats: a range, never a promise)."""
@@ -258,7 +261,7 @@ def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     what_en = f"{inst.instance_type} ({inst.total_gpus} × {inst.gpu_display})"
     what_zh = f"{inst.instance_type}（{inst.total_gpus} 张 {inst.gpu_display}）"
     return Text(
-        en=f"Yes, if the job saves checkpoints and resumes from them (the instance is released 5 minutes after the "
+        en=f"{SPOT_YES_EN} (the instance is released 5 minutes after the "
            f"notice): on {what_en} spot costs about {_range(spot.total, _money)} {cur} for the job against "
            f"{_range(payg.total, _money)} {cur} pay-as-you-go; the spot price floats and is not guaranteed.",
         zh=f"可以，前提是作业定期保存检查点并能断点续训（中断通知后 5 分钟释放实例）：{what_zh}用抢占式整个作业约 "
@@ -287,7 +290,10 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
             or _off_catalog_gpu(parsed)):
         # the yes/no is about a stated budget or deadline, or spot, or something else (a region, a platform): the
         # answer's rules say the latter
-        return _limits_verdict(parsed, rec) or _spot_verdict(parsed, rec)
+        limits, spot = _limits_verdict(parsed, rec), _spot_verdict(parsed, rec)
+        if limits is not None and spot is not None:   # "抢占式能用吗？…3 天内要完成": both asked, both said, spot first
+            return Text(en=f"{spot.en}{LEAD_BREAK}{limits.en}", zh=f"{spot.zh}{LEAD_BREAK}{limits.zh}")
+        return limits or spot
     inst = rec.instance
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
