@@ -90,7 +90,8 @@ def short(text: str, limit: int = 180) -> str:
     (the rule's full text stays one explain_rule call away); a hard cut with an ellipsis only as a last resort."""
     if len(text) <= limit:
         return text
-    ends = [i for i in (text.find(mark, 30) for mark in _CLAUSE_ENDS) if 0 < i < limit]
+    # a clause end past half the limit: a head of a few words ("Qwen2.5-7B 的 DPO（在监督微调之上）：") says nothing
+    ends = [i for i in (text.find(mark, max(30, limit // 2)) for mark in _CLAUSE_ENDS) if 0 < i < limit]
     if ends:
         return text[:min(ends)].rstrip() + " …"
     return _cut_between_words(text, limit - 2).rstrip() + " …"
