@@ -98,11 +98,13 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     if said and not _asks_commitment(parsed):   # the spot verdict gave both totals: the billing line repeats them
         bill = billing_line(parsed, rec)
         lines = [t for t in lines if bill is None or t.en != bill.en]
-    from gpu_advisor.ask.network import no_rdma_line, rdma_question_line
+    from gpu_advisor.ask.network import no_rdma_line, rdma_asked_first, rdma_question_line
 
     # "没有RDMA": what that means for this job; "需要 RDMA 吗": the inter-node verdict; after the verdict / figure
-    if (net := no_rdma_line(parsed, rec) or rdma_question_line(parsed, rec)) is not None:
+    if (net := no_rdma_line(parsed, rec)) is not None:
         lines.insert(1 if lines else 0, net)
+    elif (net := rdma_question_line(parsed, rec)) is not None:   # first when the question opens with it
+        lines.insert(0 if rdma_asked_first(parsed) else min(1, len(lines)), net)
     from gpu_advisor.ask.verdict import limits_line
 
     if (limits := limits_line(parsed, rec, [*lines, *rec.lead])) is not None:   # a budget / deadline said back

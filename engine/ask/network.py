@@ -5,6 +5,7 @@ and whether RDMA is required."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpu_advisor.ask.parsed import ParsedQuestion
@@ -50,3 +51,13 @@ def rdma_question_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if item.rule_id == "NET-MULTINODE":
         return Text(en=f"RDMA: yes, required. {item.text.en}", zh=f"RDMA：需要，必须。{item.text.zh}")
     return Text(en=f"RDMA: recommended, not required. {item.text.en}", zh=f"RDMA：建议使用，但不是必需。{item.text.zh}")
+
+
+def rdma_asked_first(parsed: ParsedQuestion) -> bool:
+    """Whether the question's first clause asks about RDMA ("Is RDMA needed if I fine-tune … on one 8-GPU machine?"):
+    its answer then leads, before the fit verdict."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    cue = load_lexicon().keywords.get("rdma_question")
+    first = re.split(r"[，。；？！,;?!]", parsed.text.lower(), maxsplit=1)[0]
+    return cue is not None and cue.search(first + "?") is not None
