@@ -154,8 +154,10 @@ def memory_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
         en[-1] += " (evaluate accuracy before serving quantized weights)"
         zh[-1] += "（上线量化权重前请评测精度）"
     host = getattr(rec, "host", None)
-    if _asks(parsed, "host_ram_question") and host is not None and inst is not None:
-        # "需要多大显存和内存": the machine's RAM too (memory/host.py: OS, data workers, pinned memory, offload)
+    if _asks(parsed, "host_ram_question") and host is not None and inst is not None \
+            and str(fields.get("task")) != "inference":
+        # "需要多大显存和内存": the machine's RAM too (memory/host.py: OS, data workers, pinned memory, offload); not for
+        # serving, whose weight loading (safetensors mmap, page cache up to the checkpoint's size) host.py does not model
         en.append(f"host RAM about {host.ram_gib:.1f} GiB and {host.vcpu} vCPU per machine ({inst.instance_type} has "
                   f"{inst.memory_gib:g} GiB and {inst.vcpu} vCPU)")
         zh.append(f"主机内存每台约 {host.ram_gib:.1f} GiB、{host.vcpu} 个 vCPU（{inst.instance_type} 有 {inst.memory_gib:g} GiB、"
