@@ -101,3 +101,13 @@ def test_a_job_total_under_100_keeps_its_cents() -> None:
     line = rec.cost.option(rec.instance.instance_type).purchase("payg").total
     assert total is not None and line.low < 100
     assert total["low"] == round(line.low, 2)
+
+
+def test_a_bf16_job_served_on_a_card_without_bf16_says_so_in_the_brief() -> None:
+    """GLM-4-9B at 128k on one V100: the brief kept TIER-SERVE, FIT-HEADROOM and INF-ENGINE-LLM and dropped INF-FP16
+    ("serve the bf16 checkpoint in FP16, vLLM --dtype half"), the one reason the user must act on (h13-fresh)."""
+    from gpu_advisor.ask import answer_question
+
+    _, rec = answer_question("用 vLLM 部署 GLM-4-9B，要支持 128k 上下文，单卡能放下吗？")
+    assert rec.instance is not None and "V100" in rec.instance.gpu_display
+    assert "INF-FP16" in [r["rule_id"] for r in brief(rec, "zh")["reasons"]]
