@@ -76,3 +76,38 @@ def test_a_brief_is_trimmed_to_its_token_budget_least_deciding_parts_first(advis
     assert data["instance_type"] == rec.instance.instance_type and data["lead"]   # the decision is never trimmed
     assert all("why" not in o for o in data["alternatives"]) or len(data["reasons"]) == 4
 
+
+
+def test_a_hard_cut_never_splits_a_gpu_name_or_a_figure() -> None:
+    """brief.short's last-resort cut moves back to a word start: "NVIDIA A100 80 GB" cut inside "A100" would name
+    another GPU ("而不是 2 张 NVIDIA A10 …", h13-fresh), "41.3 GiB" cut after "41." another figure."""
+    from gpu_advisor.answer.brief import short
+
+    text = "答案取决于这一默认" * 11 + "方案为 1 张 NVIDIA A100 80 GB（每卡约 62.9 GiB），而不是 2 张 NVIDIA A100 80 GB"
+    for limit in range(100, len(text)):
+        cut = short(text, limit).removesuffix(" …")
+        assert not re.search(r"A10$|A1$|\b6$|62\.?$|62\.9 Gi?$", cut), (limit, cut[-30:])
+        assert len(cut) <= limit
+
+
+def test_a_job_total_under_100_keeps_its_cents() -> None:
+    """The price line said "53.00–267 CNY" under a lead of "53.36–267 CNY" (h13-fresh): a total under 100 is rounded
+    to cents, as the lead rounds it."""
+    from gpu_advisor import recommend
+
+    rec = recommend({"task": "object_detection", "model": "YOLOv8m", "input_size": [640, 640], "num_samples": 30000,
+                     "epochs": 100, "lang": "zh"}, lang="zh")
+    total = brief(rec, "zh")["total_cost"]
+    line = rec.cost.option(rec.instance.instance_type).purchase("payg").total
+    assert total is not None and line.low < 100
+    assert total["low"] == round(line.low, 2)
+
+
+def test_a_bf16_job_served_on_a_card_without_bf16_says_so_in_the_brief() -> None:
+    """GLM-4-9B at 128k on one V100: the brief kept TIER-SERVE, FIT-HEADROOM and INF-ENGINE-LLM and dropped INF-FP16
+    ("serve the bf16 checkpoint in FP16, vLLM --dtype half"), the one reason the user must act on (h13-fresh)."""
+    from gpu_advisor.ask import answer_question
+
+    _, rec = answer_question("用 vLLM 部署 GLM-4-9B，要支持 128k 上下文，单卡能放下吗？")
+    assert rec.instance is not None and "V100" in rec.instance.gpu_display
+    assert "INF-FP16" in [r["rule_id"] for r in brief(rec, "zh")["reasons"]]

@@ -42,6 +42,10 @@ CALLS = [
     # the user's own cards: the fit and the time on them, then the cloud option (the longest lead the advisor writes)
     ("ask", {"question": "我想用两张4090微调Qwen3-8B，LoRA，多久能训完10万条数据？"}),
     ("ask", {"question": "I rent 4x RTX 4090 elsewhere, how long would LoRA fine-tuning Qwen2.5-32B on 30k samples take?"}),
+    # a lead of four lines (method not stated, DPO, default precision, what pure bf16 changes) under a long unused note:
+    # 1,585 tokens before brief.fit_budget's last-resort trims (h13-fresh)
+    ("ask", {"question": "DPO 训练 Qwen2.5-7B-Instruct，偏好数据 2 万对，预算每小时 100 元以内，推荐什么配置？"}),
+    ("ask", {"question": "我们要上线一个7B的客服模型，QPS大概10，延迟要求首字500ms以内，用 Qwen2.5-7B，选 A10 还是 L20？"}),
 ]
 
 

@@ -10,6 +10,7 @@ the same as Markdown, about 400-700 tokens. Nothing here computes: every value i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -89,10 +90,21 @@ def short(text: str, limit: int = 180) -> str:
     (the rule's full text stays one explain_rule call away); a hard cut with an ellipsis only as a last resort."""
     if len(text) <= limit:
         return text
-    ends = [i for i in (text.find(mark, 30) for mark in _CLAUSE_ENDS) if 0 < i < limit]
+    # a clause end past half the limit: a head of a few words ("Qwen2.5-7B 的 DPO（在监督微调之上）：") says nothing
+    ends = [i for i in (text.find(mark, max(30, limit // 2)) for mark in _CLAUSE_ENDS) if 0 < i < limit]
     if ends:
         return text[:min(ends)].rstrip() + " …"
-    return text[:limit - 2].rstrip() + " …"
+    return _cut_between_words(text, limit - 2).rstrip() + " …"
+
+
+def _cut_between_words(text: str, at: int) -> str:
+    """``text[:at]``, moved back to the start of a Latin word or number it would split: "NVIDIA A100 80 GB" cut at
+    "A10" would name another GPU ("2 张 NVIDIA A10 …"), "41.3 GiB" cut at "41." another figure."""
+    word = re.compile(r"[A-Za-z0-9._/+-]")
+    end = at
+    while 0 < end < len(text) and word.match(text[end]) and word.match(text[end - 1]):
+        end -= 1
+    return text[:end] if end > at // 2 else text[:at]
 
 
 def _option(option: Any) -> dict[str, Any]:
@@ -131,7 +143,9 @@ def _total(rec: Any) -> dict[str, Any] | None:
     if line is None or line.total is None:
         return None
     hours = option.time.wall_hours if option is not None else None
-    return {"low": _num(line.total.low, 0), "high": _num(line.total.high, 0), "currency": option.currency,
+    # a total under 100 keeps its cents, as the lead says it ("53.36–267 CNY", not "53.00–267")
+    return {"low": _num(line.total.low, 0 if line.total.low >= 100 else 2),
+            "high": _num(line.total.high, 0 if line.total.high >= 100 else 2), "currency": option.currency,
             "basis": rec.cost.basis, "hours_low": _num(hours.low, 1) if hours else None,
             "hours_high": _num(hours.high, 1) if hours else None}
 
@@ -298,18 +312,21 @@ def _trims(out: dict[str, Any], lang: str) -> list[Callable[[], None]]:
                 out[key] = [short(x, limit) for x in items]
         return trim
 
-    def shorten_lead(first: int | None = None) -> Callable[[], None]:
+    def shorten_lead(first: int | None = None, tail: int | None = None) -> Callable[[], None]:
         # the first line is what was asked (the figure, the verdict): kept whole until nothing else is left to trim
         def trim() -> None:
             items = out.get("lead") or []
             head = items[:1] if first is None else [short(x, first) for x in items[:1]]
-            out["lead"] = head + [short(x, 120 if n_zh else 220) for x in items[1:]]
+            out["lead"] = head + [short(x, tail or (120 if n_zh else 220)) for x in items[1:]]
         return trim
 
     return [alt_why, keep("assumptions", 2), keep("would_change", 2), keep("scenarios", 3), keep("reasons", 3),
             shorten("reasons", 70 if n_zh else 120), shorten("would_change", 60 if n_zh else 100), keep("reasons", 2),
             keep("alternatives", 1), shorten_lead(), keep("scenarios", 1), keep("would_change", 1),
-            keep("assumptions", 1), shorten_lead(200 if n_zh else 360)]
+            keep("assumptions", 1), shorten_lead(200 if n_zh else 360),
+            # a lead of several lines (default precision, method, deadline, price) under a long what-was-read: the
+            # last resorts, so that the answer stays within its budget (all of it one detail="full" call away)
+            keep("reasons", 1), shorten_lead(200 if n_zh else 360, 70 if n_zh else 130), keep("would_change", 0)]
 
 
 def fit_budget(out: dict[str, Any], lang: str, reserve: float = 0.0) -> dict[str, Any]:

@@ -58,8 +58,8 @@ def _describe(plan: Plan | None) -> Text:
 
 
 def precision_lead(job: Job, the_plan: Plan | None, replan: Callable[[Precision], Plan | None]) -> list[Text]:
-    """The default precision in one line, and a second when pure bf16 would change the answer (replan: the plan
-    of the same job in another precision)."""
+    """The default precision in one line and what pure bf16 would change, when it changes the GPUs or their count
+    (replan: the plan of the same job in another precision); nothing when it does not (the assumptions say it)."""
     if not precision_defaulted(job):
         return []
     lines = [Text(en="Precision not given: sized as bf16 mixed precision with fp32 master weights and fp32 AdamW "
@@ -69,13 +69,16 @@ def precision_lead(job: Job, the_plan: Plan | None, replan: Callable[[Precision]
                      "（bf16=True）、LLaMA-Factory 与 DeepSpeed bf16 模式的默认做法。")]
     other = replan(Precision.bf16)
     preferred = the_plan.preferred if the_plan else frozenset()
-    if _summary(other, preferred) != _summary(the_plan, preferred):
-        mine, theirs = _describe(the_plan), _describe(other)
-        lines.append(Text(en=f"The answer depends on it: in pure bf16 (weights, gradients and AdamW states all in bf16, "
-                             f"8 bytes per parameter; less stable) the plan is {theirs.en} instead of {mine.en}; set "
-                             "precision to choose.",
-                          zh=f"答案取决于这一默认：若用纯 bf16（权重、梯度与 AdamW 状态都为 bf16，每参数 8 字节，数值稳定性较差），"
-                             f"方案为 {theirs.zh}，而不是 {mine.zh}；可通过 precision 指定。"))
+    if _summary(other, preferred) == _summary(the_plan, preferred):
+        # pure bf16 gives the same GPUs and count: the default decides nothing, and the assumptions say it (a lead
+        # of "Precision not given" above a plan it does not change reads as the answer to "which instance")
+        return []
+    mine, theirs = _describe(the_plan), _describe(other)
+    lines.append(Text(en=f"The answer depends on it: in pure bf16 (weights, gradients and AdamW states all in bf16, "
+                         f"8 bytes per parameter; less stable) the plan is {theirs.en} instead of {mine.en}; set "
+                         "precision to choose.",
+                      zh=f"答案取决于这一默认：若用纯 bf16（权重、梯度与 AdamW 状态都为 bf16，每参数 8 字节，数值稳定性较差），"
+                         f"方案为 {theirs.zh}，而不是 {mine.zh}；可通过 precision 指定。"))
     return lines
 
 

@@ -92,10 +92,23 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale) if t]
-    from gpu_advisor.ask.network import no_rdma_line
+    from gpu_advisor.ask.verdict import SPOT_YES_EN
 
-    if (net := no_rdma_line(parsed, rec)) is not None:   # "没有RDMA": what that means for this job, after the verdict
+    said = [t for t in lines if SPOT_YES_EN in t.en]
+    if said and not _asks_commitment(parsed):   # the spot verdict gave both totals: the billing line repeats them
+        bill = billing_line(parsed, rec)
+        lines = [t for t in lines if bill is None or t.en != bill.en]
+    from gpu_advisor.ask.network import no_rdma_line, rdma_asked_first, rdma_question_line
+
+    # "没有RDMA": what that means for this job; "需要 RDMA 吗": the inter-node verdict; after the verdict / figure
+    if (net := no_rdma_line(parsed, rec)) is not None:
         lines.insert(1 if lines else 0, net)
+    elif (net := rdma_question_line(parsed, rec)) is not None:   # first when the question opens with it
+        lines.insert(0 if rdma_asked_first(parsed) else min(1, len(lines)), net)
+    from gpu_advisor.ask.verdict import limits_line
+
+    if (limits := limits_line(parsed, rec, [*lines, *rec.lead])) is not None:   # a budget / deadline said back
+        lines.append(limits)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
         lines.append(window)
     if (pref := offline_line(parsed.alignment, rec)) is not None:   # DPO / KTO / ORPO: what the method adds
@@ -106,6 +119,14 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]
     lines += _default_model_line(parsed, fields, rec)
     return rec if not lines else rec.model_copy(update={"lead": [*lines, *rec.lead]})
+
+
+def _asks_commitment(parsed: ParsedQuestion) -> bool:
+    """A subscription / long-term question: the billing line says more than spot and pay-as-you-go."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    cue = load_lexicon().keywords.get("subscription_question")
+    return cue is not None and cue.search(parsed.text) is not None
 
 
 LANGUAGE_TASKS = ("llm_finetune", "llm_pretrain", "inference")

@@ -162,6 +162,15 @@ def memory_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, plan_o
             zh.append(f"{fmt.upper()} 权重约 {other.device_total_gib:.1f} GiB")
         en[-1] += " (evaluate accuracy before serving quantized weights)"
         zh[-1] += "（上线量化权重前请评测精度）"
+    host = getattr(rec, "host", None)
+    if _asks(parsed, "host_ram_question") and host is not None and inst is not None \
+            and str(fields.get("task")) != "inference":
+        # "需要多大显存和内存": the machine's RAM too (memory/host.py: OS, data workers, pinned memory, offload); not for
+        # serving, whose weight loading (safetensors mmap, page cache up to the checkpoint's size) host.py does not model
+        en.append(f"host RAM about {host.ram_gib:.1f} GiB and {host.vcpu} vCPU per machine ({inst.instance_type} has "
+                  f"{inst.memory_gib:g} GiB and {inst.vcpu} vCPU)")
+        zh.append(f"主机内存每台约 {host.ram_gib:.1f} GiB、{host.vcpu} 个 vCPU（{inst.instance_type} 有 {inst.memory_gib:g} GiB、"
+                  f"{inst.vcpu} 个 vCPU）")
     return Text(en=f"Memory: {'; '.join(en)}.", zh=f"显存：{'；'.join(zh)}。")
 
 
@@ -182,6 +191,10 @@ def count_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     inst = rec.instance
     if not _asks(parsed, "count_question") or parsed.yes_no or inst is None:
         return None
+    from gpu_advisor.plan.scaleout import DEADLINE_PLAN_EN
+
+    if any(t.en.startswith(DEADLINE_PLAN_EN) for t in rec.lead):
+        return None   # the plan scaled out for the deadline says the count (GPUs, machines) and why: said once
     per = inst.planned_mem_gib
     copies = int(getattr(inst, "replicas", 1) or 1)
     if copies > 1:   # serving replicas: every copy is its own instance(s) behind a load balancer

@@ -32,8 +32,6 @@ def billing_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """Pay-as-you-go against spot (when the question asks about spot) and against a commitment (when it asks about a
     subscription or long-term use), for the leading option; None when not asked or there is no priced option."""
     spot, commit = _asks(parsed, "interruptible_yes"), _asks(parsed, "subscription_question")
-    if spot and parsed.yes_no and not commit:
-        return None   # "用抢占式实例可以吗": the spot verdict (ask/verdict.py) says both totals already
     inst, cost = rec.instance, getattr(rec, "cost", None)
     opt = cost.option(inst.instance_type) if (spot or commit) and inst is not None and cost is not None else None
     payg = opt.purchase("payg") if opt is not None else None

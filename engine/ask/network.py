@@ -5,6 +5,7 @@ and whether RDMA is required."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpu_advisor.ask.parsed import ParsedQuestion
@@ -29,3 +30,34 @@ def no_rdma_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
               if required else "")
     end_zh = "走 TCP 时 GPU 大部分时间在等网络：请用带 RDMA / eRDMA 的实例，或减少机器数。" if required else ""
     return Text(en=f"No RDMA, as you said: {item.text.en}{end_en}", zh=f"你说没有 RDMA：{item.text.zh}{end_zh}")
+
+
+def rdma_question_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """"需要 RDMA 吗" / "do we need RDMA?" (the lexicon's rdma_question, not said to be missing): yes when the answer's
+    inter-node verdict requires it (NET-MULTINODE), recommended but not required (NET-TCP-OK), none on one instance."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    cue = load_lexicon().keywords.get("rdma_question")
+    inst = getattr(rec, "instance", None)
+    if cue is None or inst is None or not cue.search(parsed.text.lower()) or any(h.kind == "no_rdma" for h in parsed.hints):
+        return None
+    if inst.nodes <= 1:
+        return Text(en=f"RDMA: not needed; {inst.total_gpus} GPU(s) on one instance talk over the machine's own links "
+                       "(the network only carries data reads and checkpoints).",
+                    zh=f"RDMA：不需要；{inst.total_gpus} 张卡在单台实例内通信（网络只用于读数据和上传检查点）。")
+    item = next((i for i in rec.sections if i.section == "network" and i.rule_id in NET_RULES), None)
+    if item is None:
+        return None
+    if item.rule_id == "NET-MULTINODE":
+        return Text(en=f"RDMA: yes, required. {item.text.en}", zh=f"RDMA：需要，必须。{item.text.zh}")
+    return Text(en=f"RDMA: recommended, not required. {item.text.en}", zh=f"RDMA：建议使用，但不是必需。{item.text.zh}")
+
+
+def rdma_asked_first(parsed: ParsedQuestion) -> bool:
+    """Whether the question's first clause asks about RDMA ("Is RDMA needed if I fine-tune … on one 8-GPU machine?"):
+    its answer then leads, before the fit verdict."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    cue = load_lexicon().keywords.get("rdma_question")
+    first = re.split(r"[，。；？！,;?!]", parsed.text.lower(), maxsplit=1)[0]
+    return cue is not None and cue.search(first + "?") is not None

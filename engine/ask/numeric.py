@@ -651,7 +651,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # MMSeg / MMDet schedules: "8 GPUs x 2 images", "8 卡 x 2 张图": GPUs and the batch of each
     (lambda: r"(?<![\w.])(?P<gpus>\d{1,4})\s*(?:gpus?|卡|cards?)\s*(?:x|\*)\s*(?P<per>\d{1,4})\s*(?:images?|imgs?|samples?|张图|张)(?![a-z])", gpus_by_images),
     # "two 8-GPU nodes", "two 8-GPU A100 nodes", "2 8-GPU H20 80GB machines": the GPU named between is the preference
-    (lambda: rf"(?<![\w.])(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b)?\s*)?(?:nodes|machines|servers|instances)\b", gpus_nodes),
+    # "two 8-GPU machines", "one 8-GPU machine", "a single 8-GPU node": machines x GPUs per machine
+    (lambda: rf"(?<![\w.])(?:a\s+)?(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|one|a|an|single|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b)?\s*)?(?:nodes?|machines?|servers?|instances?|box(?:es)?)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
     (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\btp(?:[\s_-]*size)?|张量并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
     # latency targets ("首token延迟要低于1秒", "TTFT under 500 ms", "p99 latency < 2s"): said back, not sized
@@ -770,7 +771,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: rf"{NM}\s*(?:多)?\s*(?:张|幅|个样本|条|份|组|轮对话|段对话|个对话|句|篇|个文档|份文档|段文本)\s*(?:图片|图像|照片|样本|数据|标注|文档|文章|文本|论文|网页)?", int_field("num_samples")),
     # preference pairs ("10万对", "5万对偏好数据"): a pair is one sample (the chosen and rejected of it, ask/alignment.py)
     (lambda: rf"{NM}\s*(?:多)?\s*对(?![比于应齐照称接话])", int_field("num_samples")),
-    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|tiles|patches|crops|scans|slides)\b", int_field("num_samples")),
+    (lambda: rf"{NM}\s*\+?\s*(?:training\s+|labell?ed\s+|annotated\s+)?(?:sentence\s+|text\s+|qa\s+|question[\s-]+answer\s+|instruction\s+|chat\s+|preference\s+|dpo\s+|image[\s/-]*(?:text|caption)\s+|text[\s/-]*image\s+|multimodal\s+|vqa\s+)?(?:images|samples|pictures|photos|examples|sequences|records|documents|sentences|texts|conversations|dialogues|dialogs|instructions|rows|pairs|prompts|tiles|patches|crops|scans|slides)\b", int_field("num_samples")),
     # "my 20k-image dataset", "a 5,000 sample set": a count written as an adjective of the dataset
     (lambda: rf"{NM}\s*[-\s]\s*(?:image|sample|picture|photo|example|sentence|record|document)\s+(?:dataset|data[\s-]*set|corpus|set|collection)\b",
      int_field("num_samples")),

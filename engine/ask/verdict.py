@@ -88,6 +88,10 @@ def verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
     # "我有4张4090能跑72B吗": the verdict on the 4090's memory first, then the cloud option; a question that is no
     # yes / no ("用一张4090部署…每秒能出多少token") gets the fit and the speed on the card all the same
     owned = _owned_verdict(parsed, rec, line)
+    if owned is None and line is None and off is not None and mine is None and _availability_asked(parsed):
+        return Text(en=f"{off}: Alibaba Cloud's catalog has no GPU sold under that name, in this region or any other; "
+                       "the plan below uses the catalog's GPUs.",
+                    zh=f"{off}：阿里云目录中没有以此命名的 GPU（任何地域都没有记录），下面按目录中的 GPU 给出方案。")
     if owned is not None or line is None or off is None:
         return owned or line
     return Text(en=f"{off} cannot be checked: it is not sold under that name in Alibaba Cloud's catalog. On the "
@@ -118,7 +122,7 @@ def _money(v: float) -> str:
     return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
 
 
-def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
+def _limits_verdict(parsed: ParsedQuestion, rec: Any, bare: bool = False) -> Text | None:
     """The verdict of a yes/no question about a stated budget or deadline ("预算5000元以内…可以吗？", "3天能训完吗？",
     "每小时不超过20元能跑吗？"): the leading option's list price, job total and wall-clock time against each stated
     limit, or that it cannot be checked (no price or no time in the catalog) -- never a plain yes on an unchecked limit."""
@@ -191,12 +195,31 @@ def _limits_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
         # the job total and the time rest on a job size the user did not state: the verdict says so
         body_en += f" (assumed, not stated: {', '.join(s[0] for s in sized)})"
         body_zh += f"（未说明，按假设：{'、'.join(s[1] for s in sized)}）"
+    if bare:   # no yes / no asked: the limits said back, the option named by the recommendation below
+        head = ("Over a stated limit", "超出所述限制") if bad else ("Against the stated limits", "对照所述限制") if unknown \
+            else ("Within the stated limits", "在所述限制内")
+        return Text(en=f"{head[0]}: {body_en}.", zh=f"{head[1]}：{body_zh}。")
     if bad:
         return Text(en=f"No: the leading option {what_en} misses a stated limit: {body_en}.",
                     zh=f"不行：首选方案 {what_zh} 不满足所述限制：{body_zh}。")
     if unknown:
         return Text(en=f"Cannot say yes or no: on {what_en}, {body_en}.", zh=f"无法确定：{what_zh}，{body_zh}。")
     return Text(en=f"Yes: {what_en}, {body_en}.", zh=f"可以：{what_zh}，{body_zh}。")
+
+
+def limits_line(parsed: ParsedQuestion, rec: Any, said: list[Text]) -> Text | None:
+    """A budget or deadline stated in a question that is no yes / no one ("预算每小时 100 元以内，推荐什么配置？"): the
+    leading option's price, total and time against each limit, said back with the finding, unless a line already
+    says every limit (``said``: the lead so far)."""
+    if parsed.yes_no or rec is None:
+        return None
+    fields = parsed.workload_fields
+    caps = [float(fields[k]) for k in ("budget_per_hour", "budget_total", "deadline_hours") if k in parsed.stated()]
+    text = " ".join(t.en for t in said)
+    if not caps or all(re.search(rf"(?<![\w.,])(?:{re.escape(f'{c:,.0f}')}|{re.escape(f'{c:g}')})(?![\w,]|\.\d)", text)
+                       for c in caps):   # "100" said as a figure, not inside "A100"
+        return None
+    return _limits_verdict(parsed, rec, bare=True)
 
 
 def _job_size_defaults(rec: Any) -> list[tuple[str, str]]:
@@ -217,6 +240,9 @@ def _job_size_defaults(rec: Any) -> list[tuple[str, str]]:
         seq = next(a.value for a in assumed if a.code == "default" and a.field == "seq_len")
         out.append((f"{int(seq):,} tokens a sample, an upper bound", f"每个样本 {int(seq):,} token（上限）"))
     return out
+
+
+SPOT_YES_EN = "Yes, if the job saves checkpoints and resumes from them"   # the spot verdict (ask/api.py: said once)
 
 
 def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
@@ -247,7 +273,7 @@ def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                     zh=f"可以，前提是作业定期保存检查点并能断点续训（中断通知后 5 分钟释放实例）：{price_zh}；"
                        "给出数据量可算出整个作业的费用。")
     return Text(
-        en=f"Yes, if the job saves checkpoints and resumes from them (the instance is released 5 minutes after the "
+        en=f"{SPOT_YES_EN} (the instance is released 5 minutes after the "
            f"notice): on {what_en} spot costs about {_range(spot.total, _money)} {cur} for the job against "
            f"{_range(payg.total, _money)} {cur} pay-as-you-go; the spot price floats and is not guaranteed.",
         zh=f"可以，前提是作业定期保存检查点并能断点续训（中断通知后 5 分钟释放实例）：{what_zh}用抢占式整个作业约 "
@@ -276,7 +302,10 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
             or _off_catalog_gpu(parsed)):
         # the yes/no is about a stated budget or deadline, or spot, or something else (a region, a platform): the
         # answer's rules say the latter
-        return _limits_verdict(parsed, rec) or _spot_verdict(parsed, rec)
+        limits, spot = _limits_verdict(parsed, rec), _spot_verdict(parsed, rec)
+        if limits is not None and spot is not None:   # "抢占式能用吗？…3 天内要完成": both asked, both said, spot first
+            return Text(en=f"{spot.en}{LEAD_BREAK}{limits.en}", zh=f"{spot.zh}{LEAD_BREAK}{limits.zh}")
+        return limits or spot
     inst = rec.instance
     gpus = _stated_gpus(fields) if "num_gpus" in stated else None
     preference = fields.get("gpu_preference") if "gpu_preference" in stated else None
@@ -357,12 +386,97 @@ def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
     for hint in parsed.hints:
         if hint.kind == "gpu_preference" and (card := find_owned_gpu(hint.matched)) is not None:
             at = text.find(hint.matched.lower())
+            if _asks_availability(text, at, len(hint.matched)):
+                return None   # "北京地域有没有 H20": whether the cloud has the card, not a card the user has
             if "region" in parsed.stated() and not _owned_cue_before(text, at):
                 return None   # "上海地域有 H20 吗": a card asked for in a cloud region, not one the user has
             # the card's own name where the question wrote it, with what follows ("4090 laptop" is another card)
             if at < 0 or any(card.pattern.match(text, i) for i in range(at, at + len(hint.matched))):
                 return card, name
     return None
+
+
+OWNED_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256)   # counts tried for "需要几张 H20" (cards, then 8-GPU machines)
+
+
+def _count_asked(parsed: ParsedQuestion) -> bool:
+    """"需要几张H20", "how many H800 nodes": the lexicon's count_question."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    cue = load_lexicon().keywords.get("count_question")
+    return cue is not None and cue.search(parsed.text.lower()) is not None
+
+
+def _fewest_owned(fields: dict[str, Any], card: Any, one: Any) -> Any:
+    """The fit on the fewest cards (OWNED_COUNTS) that hold the job at the planning estimate without CPU offload or
+    another method, for a question that asks the count: a verdict on one card with offload answers no count
+    ("可以，但必须采取 ZeRO-3 offload：1 张 H20" under "需要 2 台 …16 张 A100"). ``one``: the fit on one card, kept when
+    no count of OWNED_COUNTS does."""
+    from gpu_advisor.plan.owned import fit_owned
+    from gpu_advisor.validation import workload_from_dict
+
+    held = None
+    for n in OWNED_COUNTS:
+        fit = one if n == 1 else fit_owned(workload_from_dict({**fields, "num_gpus": n}), card)
+        v = fit.variant
+        if held is None and v is not None and not fit.tight and fit.alternative is None and not v.workload.cpu_offload:
+            held = fit
+        if held is not None and not _misses_deadline(fit, card, fields):
+            return fit
+    return held or one
+
+
+def _count_head(head: Text, card: Any, deadline: Any, fit: Any) -> Text:
+    """The verdict of a count question said as the count ("所需最少 H20：…"), not as a yes to a question never asked."""
+    met = deadline is not None and not _misses_deadline(fit, card, {"deadline_hours": deadline})
+    why_en = f"hold the job and meet the {float(deadline):g} h deadline at the mid estimate" if met else "hold the job"
+    why_zh = f"放得下此作业且按中间估计在 {float(deadline):g} 小时内完成" if met else "放得下此作业"
+    en, zh = head.en, head.zh
+    count_en = f"{fit.gpus} × {card.display_name}, the fewest that {why_en}; "   # the count before the first clause end
+    count_zh = f"{fit.gpus} 张 {card.display_name}，是{why_zh}的最少卡数；"
+    for yes in ("Yes, but only with ", "Yes: "):
+        if en.startswith(yes):
+            en = count_en + ("with " if yes != "Yes: " else "") + en[len(yes):]
+    for yes in ("可以，但必须采取：", "可以："):
+        if zh.startswith(yes):
+            zh = count_zh + ("需采取" if yes != "可以：" else "") + zh[len(yes):]
+    return Text(en=en, zh=zh)
+
+
+def _misses_deadline(fit: Any, card: Any, fields: dict[str, Any]) -> bool:
+    """Whether a stated deadline is missed on the fit's cards at the mid estimate of their time (plan/owned_speed.py):
+    "how many H800 nodes to pretrain … in 2 weeks" asks the count that meets it, not the fewest that hold the job."""
+    deadline = fields.get("deadline_hours")
+    if deadline is None or fit.variant is None or fit.tight or fit.alternative is not None \
+            or fit.variant.workload.cpu_offload:
+        return deadline is not None
+    from gpu_advisor.plan.owned_speed import owned_time
+
+    t = owned_time(fit, card)
+    return t is not None and t.wall_hours is not None and t.wall_hours.mid > float(deadline)
+
+
+def _availability_asked(parsed: ParsedQuestion) -> bool:
+    """Whether the question asks if the cloud offers a GPU it names (the clause of a gpu_preference hint)."""
+    text = parsed.text.lower()
+    return any(_asks_availability(text, text.find(h.matched.lower()), len(h.matched))
+               for h in parsed.hints if h.kind == "gpu_preference")
+
+
+def _asks_availability(text: str, at: int, length: int) -> bool:
+    """Whether the clause that names a card at ``at`` asks if (or where) the cloud offers it (the lexicon's
+    gpu_availability), with no ownership cue (owned_hardware) anywhere in the question."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+
+    kw = load_lexicon().keywords
+    cue, mine = kw.get("gpu_availability"), kw.get("owned_hardware")
+    if at < 0 or cue is None or (mine is not None and mine.search(text)):
+        return False
+    marks = r"[，。；！？,;!?]"
+    start = max((m.end() for m in re.finditer(marks, text[:at])), default=0)
+    after = re.search(marks, text[at + length:])
+    end = at + length + after.start() if after else len(text)
+    return cue.search(text[start:end]) is not None
 
 
 def _steps_taken(v: Any, base: Any) -> list[Text]:
@@ -419,6 +533,9 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_l
     try:
         asked = workload_from_dict(fields)
         fit = fit_owned(asked, card)
+        counted = _count_asked(parsed) and fields.get("num_gpus") is None
+        if counted:
+            fit = _fewest_owned(fields, card, fit)
     except (WorkloadError, ValueError, TypeError):
         return None
     w = fit.workload
@@ -475,6 +592,8 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_l
             head = Text(en=f"Yes: {on_en}{tp_en} holds it as asked, {got_en}{tight_en}.",
                         zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}。")
     head = _with_batch(parsed, fit, card, head)
+    if counted and fit.variant is not None:
+        head = _count_head(head, card, fields.get("deadline_hours"), fit)
     if fit.variant is not None and fit.variant.workload.cpu_offload:   # offload: the states live in the machine's RAM
         from gpu_advisor.memory import estimate_host
         from gpu_advisor.plan.owned import MAX_GPUS_PER_MACHINE

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from gpu_advisor.plan.defaults import Job
 
 
+
+DEADLINE_PLAN_EN = "To finish within the"   # how the plan scaled out for a deadline starts (ask/asked.count_line)
+
 def _mid_hours(c: Candidate, job: Job) -> float | None:
     hours = estimate_time(c, job).wall_hours
     return None if hours is None else hours.mid
@@ -156,7 +159,7 @@ def scale_for_deadline(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
         nodes_en = f" on {c.nodes} machines connected over {link_en}" if c.nodes > 1 else " in one instance"
         nodes_zh = f"，{c.nodes} 台机器经 {link_zh} 互联" if c.nodes > 1 else "，单台实例"
         the_plan.deadline_notes.append(Text(
-            en=f"To finish within the {deadline:g} h deadline the plan uses {c.total_gpus} × {c.gpu.display_name}"
+            en=f"{DEADLINE_PLAN_EN} {deadline:g} h deadline the plan uses {c.total_gpus} × {c.gpu.display_name}"
                f"{nodes_en} (memory alone needs {c.scaled_from}): about {hours:,.0f} h (mid estimate).",
             zh=f"为在 {deadline:g} 小时期限内完成，方案用 {c.total_gpus} 张 {c.gpu.display_name}{nodes_zh}"
                f"（仅按显存只需 {c.scaled_from} 张）：约 {hours:,.0f} 小时（中间估计）。"))
