@@ -134,6 +134,20 @@ def _annotates(node: Any) -> bool:
     return False
 
 
+def _tool_error(name: str, exc: Exception) -> Any:
+    """MCPServer's tools/call handler for a raising tool, mirrored: logged as the SDK logs it, and a tool error result
+    with the exception's text."""
+    if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
+        if isinstance(exc.__cause__, ValidationError):
+            fields = sorted({".".join(str(part) for part in err["loc"]) for err in exc.__cause__.errors()})
+            _sdk_logger.info("Tool %r rejected arguments: %r", name, fields)
+        else:
+            _sdk_logger.info("Tool %r failed: %r", name, str(exc))
+    else:
+        _sdk_logger.exception("Tool %r raised an unexpected exception", name)
+    return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+
+
 async def _no_receive() -> dict[str, Any]:  # pragma: no cover - a plain Response never reads
     return {"type": "http.disconnect"}
 
@@ -203,15 +217,7 @@ class ToolCallFastPath:
         except MCPError as exc:  # the dispatcher's handler_exception_to_error_data
             error = exc.error
         except Exception as exc:  # MCPServer's tools/call handler: a tool error with the exception's text
-            if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
-                if isinstance(exc.__cause__, ValidationError):
-                    fields = sorted({".".join(str(part) for part in err["loc"]) for err in exc.__cause__.errors()})
-                    _sdk_logger.info("Tool %r rejected arguments: %r", name, fields)
-                else:
-                    _sdk_logger.info("Tool %r failed: %r", name, str(exc))
-            else:
-                _sdk_logger.exception("Tool %r raised an unexpected exception", name)
-            result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+            result = _tool_error(name, exc)
         if error is None:
             dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
             try:
@@ -281,15 +287,7 @@ class ToolCallFastPath:
             except MCPError:
                 raise
             except Exception as exc:
-                if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
-                    if isinstance(exc.__cause__, ValidationError):
-                        fields = sorted({".".join(str(part) for part in err["loc"]) for err in exc.__cause__.errors()})
-                        _sdk_logger.info("Tool %r rejected arguments: %r", name, fields)
-                    else:
-                        _sdk_logger.info("Tool %r failed: %r", name, str(exc))
-                else:
-                    _sdk_logger.exception("Tool %r raised an unexpected exception", name)
-                result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+                result = _tool_error(name, exc)
             dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
             if dumped.get("resultType") not in (None, "complete"):  # pragma: no cover - our tools never set it
                 raise RuntimeError("a tool result with a resultType the fast path does not mirror")
