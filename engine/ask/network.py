@@ -14,6 +14,11 @@ from gpu_advisor.util.i18n import Text
 NET_RULES = ("NET-MULTINODE", "NET-TCP-OK")
 
 
+def _net_item(rec: Any) -> Any:
+    """The answer's inter-node verdict (NET-MULTINODE / NET-TCP-OK item of the network section), or None."""
+    return next((i for i in rec.sections if i.section == "network" and i.rule_id in NET_RULES), None)
+
+
 def no_rdma_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     if not any(h.kind == "no_rdma" for h in parsed.hints) or getattr(rec, "instance", None) is None:
         return None
@@ -22,7 +27,7 @@ def no_rdma_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
         return Text(en=f"No RDMA, as you said: {inst.total_gpus} GPU(s) on one instance need none (the network only "
                        "carries data reads and checkpoints).",
                     zh=f"你说没有 RDMA：{inst.total_gpus} 张卡在单台实例内训练，无需 RDMA（网络只用于读数据和上传检查点）。")
-    item = next((i for i in rec.sections if i.section == "network" and i.rule_id in NET_RULES), None)
+    item = _net_item(rec)
     if item is None:
         return None
     required = item.rule_id == "NET-MULTINODE"
@@ -45,7 +50,7 @@ def rdma_question_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
         return Text(en=f"RDMA: not needed; {inst.total_gpus} GPU(s) on one instance talk over the machine's own links "
                        "(the network only carries data reads and checkpoints).",
                     zh=f"RDMA：不需要；{inst.total_gpus} 张卡在单台实例内通信（网络只用于读数据和上传检查点）。")
-    item = next((i for i in rec.sections if i.section == "network" and i.rule_id in NET_RULES), None)
+    item = _net_item(rec)
     if item is None:
         return None
     if item.rule_id == "NET-MULTINODE":

@@ -317,8 +317,6 @@ def _language_model_job(s: Scanner) -> bool:
     resolved = s.resolved.get("model")
     if task != "inference" or not resolved or resolved[0] != "transformers":
         return False
-    from gpu_advisor.kb.models import knowledge
-
     profile = knowledge().transformers.get(resolved[1])
     return profile is not None and getattr(profile, "family", None) == "llm"
 

@@ -243,6 +243,7 @@ def _job_size_defaults(rec: Any) -> list[tuple[str, str]]:
 
 
 SPOT_YES_EN = "Yes, if the job saves checkpoints and resumes from them"   # the spot verdict (ask/api.py: said once)
+SPOT_YES_ZH = "可以，前提是作业定期保存检查点并能断点续训"
 
 
 def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
@@ -268,15 +269,15 @@ def _spot_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                     if hourly is not None else f"the catalog has no price for {what_en} in this region")
         price_zh = (f"{what_zh}按量 {hourly:,.2f} {cur}/小时，抢占式约为其 10%–100%（价格浮动）" if hourly is not None
                     else f"目录中没有 {what_zh}在该地域的价格")
-        return Text(en=f"Yes, if the job saves checkpoints and resumes from them (the instance is released 5 minutes "
-                       f"after the notice): {price_en}; state the data size for the job's total.",
-                    zh=f"可以，前提是作业定期保存检查点并能断点续训（中断通知后 5 分钟释放实例）：{price_zh}；"
+        return Text(en=f"{SPOT_YES_EN} (the instance is released 5 minutes after the notice): {price_en}; state the "
+                       "data size for the job's total.",
+                    zh=f"{SPOT_YES_ZH}（中断通知后 5 分钟释放实例）：{price_zh}；"
                        "给出数据量可算出整个作业的费用。")
     return Text(
         en=f"{SPOT_YES_EN} (the instance is released 5 minutes after the "
            f"notice): on {what_en} spot costs about {_range(spot.total, _money)} {cur} for the job against "
            f"{_range(payg.total, _money)} {cur} pay-as-you-go; the spot price floats and is not guaranteed.",
-        zh=f"可以，前提是作业定期保存检查点并能断点续训（中断通知后 5 分钟释放实例）：{what_zh}用抢占式整个作业约 "
+        zh=f"{SPOT_YES_ZH}（中断通知后 5 分钟释放实例）：{what_zh}用抢占式整个作业约 "
            f"{_range(spot.total, _money)} {cur}，按量付费约 {_range(payg.total, _money)} {cur}；抢占式价格浮动、没有保证。")
 
 

@@ -9,7 +9,7 @@ from gpu_advisor.costing.basis import HOURS_PER_MONTH
 from gpu_advisor.costing.models import CostOption, CostReport, Range, TimeEstimate
 from gpu_advisor.costing.purchase import payg_line, savings_line, spot_line
 from gpu_advisor.costing.spot_history import load_spot_history
-from gpu_advisor.costing.timing import estimate_time
+from gpu_advisor.costing.timing import estimate_time, is_batch_inference
 from gpu_advisor.util.i18n import Text
 
 if TYPE_CHECKING:
@@ -33,8 +33,6 @@ def best_per_gpu(the_plan: Plan) -> list[Candidate]:
 
 def _is_serving(job: Job) -> bool:
     """A service priced by the month; an offline pass over stated inputs is a job with a total (timing.py)."""
-    from gpu_advisor.costing.timing import is_batch_inference
-
     return getattr(job.workload.task, "value", job.workload.task) == "inference" and not is_batch_inference(job)
 
 
