@@ -690,6 +690,9 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # deadline: "3天内", "48小时内", "within 48 hours", "一周之内", "deadline 2 days"
     (lambda: rf"{NM}\s*{TIME_UNIT}\s*(?:能|可以|能否|可否|要|需要)?\s*(?:之内|以内|内|完成|跑完|训完|训练完|搞定)", deadline),
     (lambda: rf"(?:within|in|under|by|less than|deadline(?: of)?:?|期限)\s*(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])", deadline),
+    # a deadline written as an adjective: "we have a 6-week deadline", "a two-week timeline", "3 天的期限"
+    (lambda: rf"(?:{N}|{EN_N})\s*-?\s*{TIME_UNIT}(?![a-z])\s+(?:deadline|timeline|time\s*limit|time\s*frame|timeframe|window)\b", deadline),
+    (lambda: rf"{NM}\s*{TIME_UNIT}\s*的\s*(?:期限|工期|时限|截止时间)", deadline),
     # the time the user has: "我有3天时间", "只有两周的时间", "I have 3 days", "we've got 48 hours to finish it"
     (lambda: rf"(?:有|只有|还有|给|剩|剩下)\s*{NM}\s*{TIME_UNIT}\s*(?:的)?\s*(?:时间|工期)", deadline),
     (lambda: rf"(?:\bhave|\bhas|\bgot|\bgive|\bgiven)\s+(?:only\s+|just\s+)?(?:{N}|{EN_N})\s*{TIME_UNIT}(?![a-z])\s*(?:to|for|left|until)\b", deadline),
