@@ -162,12 +162,14 @@ class Background:
 
     def wait(self) -> None:
         """Return once the warm-up (if started) has ended, asking it to stop after its current step; a warm-up not
-        started yet never starts (this call loads what it needs)."""
-        timer = self._timer
-        if timer is not None and self._thread is None:
-            self._stop.set()
-            timer.cancel()
-        thread = self._thread
+        started yet never starts (this call loads what it needs). The state is read under the lock ``start`` takes:
+        a timer firing at this moment either starts the thread before (and this call joins it) or finds the stop
+        set (and starts nothing), never a thread this call did not see running beside it."""
+        with self._lock:
+            if self._timer is not None and self._thread is None:
+                self._stop.set()
+                self._timer.cancel()
+            thread = self._thread
         if thread is not None and thread is not threading.current_thread() and thread.is_alive():
             self._stop.set()
             thread.join()

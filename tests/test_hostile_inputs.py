@@ -15,7 +15,6 @@ import io
 import json
 import os
 import re
-import select
 import socket
 import subprocess
 import sys
@@ -31,6 +30,8 @@ import yaml
 from gpu_advisor import recommend
 from gpu_advisor.errors import WorkloadError
 from gpu_advisor.server.http import MAX_BODY_BYTES
+
+from stdio_child import Child
 
 TABLE = Path(__file__).with_name("hostile_inputs.yaml")
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -347,39 +348,43 @@ def test_http_malformed_requests(http_url: str, name: str) -> None:
     assert _post(http_url, _call("explain_rule", {"rule_id": "TIER-ENTRY"}))[0] == 200  # still serving
 
 
+def stdio_lines() -> list[bytes]:
+    """The handshake, every body of BODIES, then a well-formed call (id 999) whose answer ends the exchange."""
+    init = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    return [json.dumps(init).encode(), b'{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+            *BODIES.values(), _call("explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"}, rid=999)]
+
+
+def check_stdio_replies(child: Child, timeout: float = 120, read_late: bool = False) -> None:
+    """Every line of stdio_lines() sent at once (``read_late``: the replies read once the server has gone idle, all
+    of them written); each reply a JSON-RPC error or a tool error, the last call answered, exit 0 and no traceback.
+    A late answer fails with the child's thread stacks (tests/stdio_child.py)."""
+    child.send(stdio_lines())
+    if read_late:
+        child.wait_idle(timeout=timeout / 2)
+    if not child.replies_until(999, timeout):
+        pytest.fail(f"no answer to the well-formed call within {timeout:g} s; {child.stacks()}")
+    code = child.close()
+    assert code == 0, f"exit status {code}; stderr: {child.stderr()[-2000:]}"
+    by_id = {r.get("id"): r for r in child.replies}
+    assert by_id["init"]["result"]["serverInfo"]["name"] == "gpu-advisor"
+    assert by_id[999]["result"]["structuredContent"]["id"] == "TIER-ENTRY"
+    for reply in child.replies:
+        if reply.get("id") not in ("init", 999):
+            assert "error" in reply or reply["result"].get("isError"), str(reply)[:300]
+    assert "Traceback" not in child.stderr(), child.stderr()[-2000:]
+
+
 def test_stdio_malformed_messages(tmp_path: Path) -> None:
     """The same bodies as lines to `gpu-advisor serve` over stdio, after the handshake: the server never exits or
     writes a traceback; each reply is a JSON-RPC error or a tool error (the SDK drops a line it cannot parse without
     a reply), and a well-formed call sent after all of them is answered."""
-    script = Path(sys.executable).parent / "gpu-advisor"
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "gpu_advisor.cli"]
-    init = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
-    lines = [json.dumps(init).encode(), b'{"jsonrpc": "2.0", "method": "notifications/initialized"}',
-             *BODIES.values(), _call("explain_rule", {"rule_id": "TIER-ENTRY", "lang": "en"}, rid=999)]
-    replies = []
-    with subprocess.Popen([*command, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, cwd=tmp_path) as proc:
-        assert proc.stdin and proc.stdout and proc.stderr
-        proc.stdin.write(b"".join(line + b"\n" for line in lines))
-        proc.stdin.flush()
-        deadline = time.monotonic() + 120
-        while not replies or replies[-1].get("id") != 999:  # the last line's answer: all others were read
-            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            assert ready, f"no answer to the well-formed call; replies so far: {str(replies)[:500]}"
-            line = proc.stdout.readline()
-            assert line, f"the server closed its stdout; stderr: {proc.stderr.read().decode()[-2000:]}"
-            replies.append(json.loads(line))
-        proc.stdin.close()
-        assert proc.wait(60) == 0
-        stderr = proc.stderr.read()
-    by_id = {r.get("id"): r for r in replies}
-    assert by_id["init"]["result"]["serverInfo"]["name"] == "gpu-advisor"
-    assert by_id[999]["result"]["structuredContent"]["id"] == "TIER-ENTRY"
-    for reply in replies:
-        if reply.get("id") not in ("init", 999):
-            assert "error" in reply or reply["result"].get("isError"), str(reply)[:300]
-    assert b"Traceback" not in stderr, stderr.decode()[-2000:]
+    child = Child(cwd=tmp_path)
+    try:
+        check_stdio_replies(child)
+    finally:
+        child.kill()
 
 
 # ------------------------------------------------------------------------------------------------ workload files

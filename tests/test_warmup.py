@@ -168,3 +168,36 @@ assert not new, new
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "new: []" in done.stdout
+
+
+
+def test_no_warm_up_step_runs_beside_a_call_that_waited() -> None:
+    """A tool call's wait() and the timer's start() at the same moment, with the GIL changing hands at every
+    bytecode: once wait() has returned, no warm-up step starts or is still running, whichever came first."""
+    import sys
+    import time
+
+    running: list[int] = []
+    late: list[int] = []
+
+    def step() -> None:
+        running.append(1)
+        time.sleep(0.005)
+        running.pop()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for i in range(150):
+            background = Background([("step", step), ("again", step)])
+            background.start_later(0.001)
+            time.sleep(0.0005 * (i % 4))
+            background.wait()
+            late.extend(running)  # a step in progress after wait() returned
+            thread = background._thread
+            if thread is not None:
+                thread.join(TIMEOUT_S)
+            assert len(background.done) <= 1  # the stop set by wait() ends it after at most the step in progress
+    finally:
+        sys.setswitchinterval(interval)
+    assert late == []
