@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from stdio_child import Child
+
 pytestmark = pytest.mark.anyio
 
 CALLS = {
@@ -103,23 +105,25 @@ async def test_stdio_first_calls_arrive_together(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("linger_s", [0.0, 0.25])
 def test_stdio_client_leaving_during_the_warm_up(tmp_path: Path, linger_s: float) -> None:
-    """The server warms up on a background thread after the handshake (server/warmup.py). A client that leaves
-    then (stdin closed mid-import or mid-load): the server exits by itself, status 0, nothing on stderr."""
-    with subprocess.Popen(serve_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          cwd=tmp_path) as proc:
-        assert proc.stdin and proc.stdout and proc.stderr
-        proc.stdin.write((json.dumps(INIT) + "\n").encode())
-        proc.stdin.flush()
-        assert json.loads(proc.stdout.readline())["result"]["serverInfo"]["name"] == "gpu-advisor"
-        proc.stdin.write((json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n").encode())
-        proc.stdin.flush()
+    """The server warms up on a background thread after the handshake (server/warmup.py; here at once, delay 0). A
+    client that leaves then (stdin closed mid-import or mid-load): the server exits by itself, status 0, nothing on
+    stderr. A late answer or exit fails with the server's thread stacks (tests/stdio_child.py)."""
+    child = Child(serve_command(), cwd=tmp_path, env={"GPU_ADVISOR_WARM_UP_DELAY_S": "0"})
+    try:
+        child.send([json.dumps(INIT).encode()])
+        if not child.replies_until(INIT["id"], TIMEOUT_S):
+            pytest.fail(f"no answer to initialize within {TIMEOUT_S} s; {child.stacks()}")
+        assert child.replies[-1]["result"]["serverInfo"]["name"] == "gpu-advisor"
+        child.send([json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()])
         time.sleep(linger_s)
-        proc.stdin.close()
         try:
-            assert proc.wait(TIMEOUT_S) == 0
-        finally:
-            proc.kill() if proc.poll() is None else None
-        assert proc.stderr.read() == b""
+            code = child.close(TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"no exit within {TIMEOUT_S} s of the client leaving; {child.stacks()}")
+        assert code == 0
+        assert child.stderr() == ""
+    finally:
+        child.kill()
 
 
 def _free_port() -> int:
