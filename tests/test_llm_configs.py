@@ -607,3 +607,11 @@ def test_per_layer_moe_lists_read_as_one_value_and_a_mix_refused():
     with pytest.raises(WorkloadError) as err:
         count(mixed)
     assert "moe_topk" in str(err.value)
+
+
+def test_nas_block_configs_refused():
+    """Llama-3.3-Nemotron-Super-49B (DeciLM NAS: a block per layer): read as 80 uniform layers of 64 KV heads and a
+    4 x hidden FFN it was counted as 88.0 B (49 B published); refused, the reason named."""
+    with pytest.raises(WorkloadError) as err:
+        count(json.loads((FIXTURES / "llama-3.3-nemotron-super-49b.json").read_text()))
+    assert "block_configs" in str(err.value)

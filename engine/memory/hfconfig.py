@@ -283,7 +283,7 @@ def _per_layer(t: dict) -> dict:
 # Attention the count does not derive: a layer that keeps a fixed-size recurrent state instead of a KV cache
 # (Qwen3-Next Gated DeltaNet: 3 of 4 layers, `full_attention_interval` / `linear_*` fields; MiniMax-M1 / Text-01
 # lightning attention; Mamba / Jamba / Falcon-H1 / Nemotron-H state-space layers) or keys / values shared across
-# layers (Hunyuan `use_cla`). Counted as plain attention such a config would get wrong weights and a KV cache
+# layers (Hunyuan `use_cla`), or a different block on each layer (Llama-Nemotron NAS `block_configs`). Counted as plain attention such a config would get wrong weights and a KV cache
 # several times too large, so it is refused with the reason.
 HYBRID_MODEL_TYPES = {"qwen3_next": "Gated DeltaNet linear attention on 3 of 4 layers",
                       "minimax": "lightning (linear) attention on 7 of 8 layers",
@@ -307,6 +307,9 @@ def not_derived(cfg: dict) -> str | None:
         return f"{mt or 'this model'}: linear-attention / state-space layers (layer_types)"
     if t.get("full_attention_interval") or t.get("linear_num_value_heads") or t.get("attn_type_list"):
         return f"{mt or 'this model'}: hybrid linear attention (full_attention_interval / linear_* fields)"
+    if isinstance(t.get("block_configs"), list):
+        return (f"{mt or 'this model'}: a different block on each layer (NAS block_configs: attention removed or "
+                "linear, FFN widths per layer)")
     if t.get("use_cla"):
         return f"{mt or 'this model'}: keys and values shared across layers (cross-layer attention, use_cla)"
     return None
@@ -316,10 +319,11 @@ def _refuse_not_derived(cfg: dict) -> None:
     why = not_derived(cfg)
     if why:
         raise WorkloadError(
-            f"model: {why}. The memory model counts a KV cache on every attention layer; this architecture keeps "
-            "a fixed recurrent state or shared KV instead, which it does not derive, so it is refused rather than "
-            "estimated as a plain transformer. Give params_billion for a generic weights-only estimate.",
-            f"model：{why}。显存模型按每个注意力层都有 KV 缓存计算；该结构使用固定大小的循环状态或跨层共享 KV，"
+            f"model: {why}. The memory model counts the same attention block with its KV cache on every layer; "
+            "this architecture departs from that (a fixed recurrent state, KV shared across layers or a different "
+            "block per layer), which it does not derive, so it is refused rather than estimated as a plain "
+            "transformer. Give params_billion for a generic estimate.",
+            f"model：{why}。显存模型按每层相同的注意力块及其 KV 缓存计算；该结构与此不同（固定大小的循环状态、跨层共享 KV 或逐层不同的块），"
             "目前无法推导，因此拒绝估算，而不是当作普通 Transformer 估算。可提供 params_billion 作通用估算。",
             field="model")
 
