@@ -615,3 +615,17 @@ def test_nas_block_configs_refused():
     with pytest.raises(WorkloadError) as err:
         count(json.loads((FIXTURES / "llama-3.3-nemotron-super-49b.json").read_text()))
     assert "block_configs" in str(err.value)
+
+
+def test_not_derived_models_refused_by_name_with_the_reason():
+    """knowledge/models/llm_profiles.yaml `not_derived` (generated from the recorded config / cited model_type): the
+    name resolves to no profile, and the refusal names the architecture the memory model does not derive."""
+    from gpu_advisor.kb.models import not_derived
+
+    for name in ("Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking", "MiniMax-M1-80k", "MiniMax-Text-01"):
+        assert resolve_transformer(name) is None, name
+        assert not_derived(name) is not None, name
+    with pytest.raises(UnknownModelError) as err:
+        estimate_memory(Workload(task="inference", model="Qwen3-Next-80B-A3B-Instruct"))
+    assert "Gated DeltaNet" in str(err.value)
+    assert not_derived("Qwen3-30B-A3B") is None
