@@ -27,6 +27,7 @@ HEADER = """\
 # published size it was checked against (within 3 %). MoE: experts / experts_per_tok / moe_intermediate /
 # moe_layers, active_params_billion per token; MLA: kv_lora_rank / qk_rope_head_dim; sliding_window on
 # sliding_layers layers; weight_format: the published checkpoint's storage (quantization_config).
+# not_derived: models refused by name, with the reason gpu_advisor.memory.hfconfig.not_derived reads from their config.
 """
 
 
