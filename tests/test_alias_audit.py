@@ -33,7 +33,7 @@ MUST_NOT_RESOLVE = [
     # language models of another size, version, vocabulary or fine-tune shape
     "StableLM-3B", "StableLM-3B-4E1T", "stablelm-zephyr-3b", "Qwen2.5-Coder", "CodeQwen1.5-7B", "CodeLlama-70B",
     "StarCoder2-3B", "StarCoder2-15B", "starcoder", "DeepSeek-Coder-6.7B",
-    "Qwen3-Coder-30B-A3B-Instruct", "Llama 3.3 8B", "Qwen2-VL-7B",
+    "Qwen3-Coder-14B-Instruct", "Llama 3.3 8B", "Qwen2-VL-7B",
     "DeepSeek-V2", "Mixtral-8x7B-v0.2", "Mistral-7B-v0.4", "Phi-3-medium",
     "Phi-3.5-MoE", "InternLM2.5-20B", "Baichuan2-13B", "Yi-1.5-9B", "Yi-6B", "bert-large-chinese", "DistilBERT",
     "ALBERT-base", "xlm-roberta-base", "bert-base-multilingual-cased", "chinese-roberta-wwm-ext",
@@ -45,7 +45,7 @@ MUST_NOT_RESOLVE = [
 # Questions whose model name carries a size after a space: `ask` must not take the known name without it.
 SIZED_AFTER = [
     ("Serve InternLM2.5 20B on one A10", "InternLM2.5"), ("Serve Baichuan2 13B", "Baichuan2"),
-    ("Serve Qwen3-Coder 30B-A3B on 2 A100", "Qwen3-Coder"), ("Train ConvNeXt XL on ImageNet", "ConvNeXt"),
+    ("Serve Qwen3-Coder 14B on 2 A100", "Qwen3-Coder"), ("Train ConvNeXt XL on ImageNet", "ConvNeXt"),
     ("Train ResNeXt-101 64x8d Faster R-CNN", "ResNeXt-101"), ("Train HRNet W64 for segmentation", "HRNet"),
     ("Train SegFormer B6 on ADE20K", "SegFormer"), ("Serve Mistral 7B v0.4", "Mistral 7B"),
 ]

@@ -575,3 +575,57 @@ def test_code_llama_and_starcoder2_shapes_are_their_configs() -> None:
     # StarCoder2: a plain (non-gated) MLP with biases, sliding-window attention of 4096 on every layer
     s = t["starcoder2-7b"]
     assert (s.mlp, s.sliding_window, s.max_seq, s.kv_heads) == ("plain", 4096, 16384, 4)
+
+
+# --- h14-models: architectures the count does not derive are refused; per-layer lists read as one value ---
+
+def test_hybrid_linear_attention_config_is_refused_with_the_reason():
+    """Qwen3-Next (Gated DeltaNet on 3 of 4 layers): counted as plain attention it got a KV cache on all 48 layers
+    (96 KiB a token, 4x its 12 full-attention layers) and no recurrent state; refused, the reason named."""
+    cfg = json.loads((FIXTURES / "qwen3-next-80b-a3b.json").read_text())
+    with pytest.raises(WorkloadError) as err:
+        count(cfg)
+    assert "qwen3_next" in str(err.value) and "linear attention" in str(err.value)
+    # the same reason from the fields, whatever the model_type says
+    for extra in ({"layer_types": ["linear_attention", "full_attention"] * 2}, {"full_attention_interval": 4},
+                  {"use_cla": True}):
+        with pytest.raises(WorkloadError):
+            count({**json.loads((CONFIGS / "qwen3-8b.json").read_text()), **extra})
+    with pytest.raises(WorkloadError) as err:
+        estimate_memory(Workload(task="inference", model=str(FIXTURES / "qwen3-next-80b-a3b.json")))
+    assert "refused" in str(err.value) or "拒绝" in str(err.value)
+
+
+def test_per_layer_moe_lists_read_as_one_value_and_a_mix_refused():
+    """Hunyuan-A13B writes moe_topk / num_shared_expert / moe_intermediate_size once per layer: 64 experts of 3072,
+    top-8, 1 shared MLP: 80.4 B (README 80 B), 12.7 B active (README 13 B)."""
+    cfg = json.loads((CONFIGS / "hunyuan-a13b.json").read_text())
+    c = count(cfg)
+    assert (c.experts, c.experts_per_tok, c.moe_intermediate, c.shared_intermediate) == (64, 8, 3072, 3072)
+    assert 79.5e9 < c.total < 81e9 and 12.2e9 < c.active < 13.3e9
+    mixed = {**cfg, "moe_topk": [8] * 31 + [4]}
+    with pytest.raises(WorkloadError) as err:
+        count(mixed)
+    assert "moe_topk" in str(err.value)
+
+
+def test_nas_block_configs_refused():
+    """Llama-3.3-Nemotron-Super-49B (DeciLM NAS: a block per layer): read as 80 uniform layers of 64 KV heads and a
+    4 x hidden FFN it was counted as 88.0 B (49 B published); refused, the reason named."""
+    with pytest.raises(WorkloadError) as err:
+        count(json.loads((FIXTURES / "llama-3.3-nemotron-super-49b.json").read_text()))
+    assert "block_configs" in str(err.value)
+
+
+def test_not_derived_models_refused_by_name_with_the_reason():
+    """knowledge/models/llm_profiles.yaml `not_derived` (generated from the recorded config / cited model_type): the
+    name resolves to no profile, and the refusal names the architecture the memory model does not derive."""
+    from gpu_advisor.kb.models import not_derived
+
+    for name in ("Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking", "MiniMax-M1-80k", "MiniMax-Text-01"):
+        assert resolve_transformer(name) is None, name
+        assert not_derived(name) is not None, name
+    with pytest.raises(UnknownModelError) as err:
+        estimate_memory(Workload(task="inference", model="Qwen3-Next-80B-A3B-Instruct"))
+    assert "Gated DeltaNet" in str(err.value)
+    assert not_derived("Qwen3-30B-A3B") is None

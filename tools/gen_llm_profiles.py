@@ -27,6 +27,7 @@ HEADER = """\
 # published size it was checked against (within 3 %). MoE: experts / experts_per_tok / moe_intermediate /
 # moe_layers, active_params_billion per token; MLA: kv_lora_rank / qk_rope_head_dim; sliding_window on
 # sliding_layers layers; weight_format: the published checkpoint's storage (quantization_config).
+# not_derived: models refused by name, with the reason gpu_advisor.memory.hfconfig.not_derived reads from their config.
 """
 
 
@@ -76,7 +77,28 @@ def build() -> tuple[dict, list[str]]:
             if m.get("same_shape_max_seq"):
                 entry["same_shape_max_seq"] = m["same_shape_max_seq"]
         out[key] = entry
-    return {"as_of": as_of, "models": out}, errors
+    refused, more = _not_derived(manifest, as_of)
+    return {"as_of": as_of, "models": out, **({"not_derived": refused} if refused else {})}, errors + more
+
+
+def _not_derived(manifest: dict, as_of: str) -> tuple[dict, list[str]]:
+    """Models users ask about whose architecture the memory model does not derive (hybrid linear attention, ...):
+    refused by name with the reason. The reason is what gpu_advisor.memory.hfconfig.not_derived reads from the
+    recorded config (or from the architecture's model_type, cited, when no config is recorded), never written by hand."""
+    from gpu_advisor.memory.hfconfig import not_derived
+
+    out: dict[str, dict] = {}
+    errors: list[str] = []
+    for key, m in (manifest.get("not_derived") or {}).items():
+        cfg = (json.loads((CONFIGS / m["config"]).read_text(encoding="utf-8")) if m.get("config")
+               else {"model_type": m["model_type"]})
+        why = not_derived(cfg)
+        if why is None:
+            errors.append(f"not_derived {key}: the count derives this config; ship it as a profile instead")
+            continue
+        out[key] = {"display": m["display"], "reason": why, "source": m["source"], "as_of": as_of,
+                    "names": [n.lower() for n in m["names"]]}
+    return out, errors
 
 
 def render(data: dict) -> str:

@@ -28,6 +28,10 @@ def unresolved_error(parsed: ParsedQuestion, fields: dict[str, Any]) -> UnknownM
     for text, kind, close in parsed.unresolved:
         if text != name or fields.get("params_billion") is not None:
             continue
+        from gpu_advisor.kb.models import not_derived_error
+
+        if kind == "llm" and (refusal := not_derived_error(text)) is not None:
+            return refusal   # a model the knowledge base knows, whose architecture it does not derive: the reason
         what_en = {"llm": "language model", "encoder": "text-embedding / reranker model"}.get(kind, "vision model")
         what_zh = {"llm": "语言模型", "encoder": "文本向量 / 重排序模型"}.get(kind, "视觉模型")
         text_kind = kind in ("llm", "encoder")

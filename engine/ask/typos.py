@@ -116,8 +116,9 @@ def _zh_family_names() -> tuple[dict[str, str], re.Pattern[str] | None]:
         return names, None
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     # only before a version or a size: "千问2.5", "通义千问 72B", "百川2-13B"; never the word alone ("千问的API")
-    # (or an MoE size that starts with its active count: "混元 A13B")
-    return names, re.compile(rf"(?P<name>{alternatives})(?=\s*-?\s*(?:\d|a\d+(?:\.\d+)?b\b))", re.IGNORECASE)
+    # (or an MoE size that starts with its active count: "混元 A13B"; or a lettered version: "深度求索 V3" / "R1",
+    # "月之暗面 K2")
+    return names, re.compile(rf"(?P<name>{alternatives})(?=\s*-?\s*(?:\d|[vrk]\d|a\d+(?:\.\d+)?b\b))", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)

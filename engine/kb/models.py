@@ -563,7 +563,41 @@ def family_sizes(name: str) -> tuple[str, list[str]] | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _not_derived_index() -> dict[str, tuple[str, str]]:
+    """folded name -> (display, reason) of the models llm_profiles.yaml lists as not derived (tools/gen_llm_profiles.py)."""
+    out: dict[str, tuple[str, str]] = {}
+    for entry in (_read_yaml("llm_profiles.yaml").get("not_derived") or {}).values():
+        for written in (entry["display"], *entry["names"]):
+            out[norm(written)] = (str(entry["display"]), str(entry["reason"]))
+    return out
+
+
+def not_derived(name: str) -> tuple[str, str] | None:
+    """(display, reason) when ``name`` is a model the knowledge base knows but does not size (its architecture is
+    not derived: hybrid linear attention, ...); None otherwise."""
+    index = _not_derived_index()
+    return next((index[norm(c)] for c in (name, name.split("/")[-1]) if norm(c) in index), None)
+
+
+def not_derived_error(name: str, field: str = "model") -> UnknownModelError | None:
+    """The refusal, with the reason, for a model whose architecture is not derived; None for any other name."""
+    found = not_derived(name)
+    if found is None:
+        return None
+    display, why = found
+    return UnknownModelError(
+        f"{field}: {name!r} is {display} ({why}). The memory model counts the same attention block with its KV cache "
+        "on every layer, which this architecture does not have, so gpu-advisor refuses it rather than estimate it as "
+        "a plain transformer or with another model. Give params_billion for a generic estimate.",
+        f"{field}：{name!r} 是 {display}（{why}）。显存模型按每层相同的注意力块及其 KV 缓存计算，该结构不是这样，"
+        "因此拒绝估算，不会当作普通 Transformer 或用别的模型代替。可提供 params_billion 作通用估算。",
+        field=field, suggestions=[])
+
+
 def unknown(name: str, field: str, pool: str) -> UnknownModelError:
+    if pool == "transformers" and (refusal := not_derived_error(name, field)) is not None:
+        return refusal
     fam = family_sizes(name)
     if fam is not None:
         listed = ", ".join(fam[1][:16])

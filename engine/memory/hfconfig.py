@@ -41,7 +41,7 @@ UNTIED_DEFAULT = {"llama", "llama4_text", "llama4", "qwen2", "qwen2_moe", "qwen3
 # the pooler (BertModel / XLMRobertaModel add_pooling_layer=True); estimated as the encoder_nlp family
 ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie"}
 QKV_BIAS = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
-QK_NORM = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "qwen3_vl_text", "qwen3_vl", "olmo2"}
+QK_NORM = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "qwen3_vl_text", "qwen3_vl", "qwen3_vl_moe_text", "qwen3_vl_moe"}
 FOUR_NORMS = {"gemma2", "gemma3", "gemma3_text"}          # pre/post attention and pre/post feed-forward norms
 ALTERNATE_SLIDING = {"gemma2"}                            # every other layer local (transformers Gemma2: even layers)
 
@@ -261,15 +261,83 @@ def _quant(cfg: dict, c: Counted, linear_params: float, expert_linear: float) ->
         c.notes.append(f"quantization_config quant_method {method!r} not read: weights counted at 16 bit")
 
 
+# Fields some configs write once per layer (Hunyuan-A13B's moe_topk / num_shared_expert / moe_intermediate_size,
+# ERNIE-4.5's moe_num_experts): read as one value when every layer has the same; a list that varies is not derived.
+PER_LAYER_LISTS = ("moe_intermediate_size", "moe_topk", "num_shared_expert", "moe_num_experts", "moe_k")
+
+
+def _per_layer(t: dict) -> dict:
+    out = dict(t)
+    for name in PER_LAYER_LISTS:
+        v = t.get(name)
+        if isinstance(v, list):
+            if v and all(isinstance(x, int) and not isinstance(x, bool) for x in v) and len(set(v)) == 1:
+                out[name] = v[0]
+            else:
+                raise WorkloadError(
+                    f"model: {name} differs between layers ({str(v)[:40]}); a per-layer MoE layout is not derived",
+                    f"model：{name} 各层不同（{str(v)[:40]}）；暂不支持逐层不同的 MoE 结构", field="model")
+    return out
+
+
+# Attention the count does not derive: a layer that keeps a fixed-size recurrent state instead of a KV cache
+# (Qwen3-Next Gated DeltaNet: 3 of 4 layers, `full_attention_interval` / `linear_*` fields; MiniMax-M1 / Text-01
+# lightning attention; Mamba / Jamba / Falcon-H1 / Nemotron-H state-space layers) or keys / values shared across
+# layers (Hunyuan `use_cla`), or a different block on each layer (Llama-Nemotron NAS `block_configs`). Counted as plain attention such a config would get wrong weights and a KV cache
+# several times too large, so it is refused with the reason.
+HYBRID_MODEL_TYPES = {"qwen3_next": "Gated DeltaNet linear attention on 3 of 4 layers",
+                      "minimax": "lightning (linear) attention on 7 of 8 layers",
+                      "minimax_m1": "lightning (linear) attention on 7 of 8 layers",
+                      "minimax_text_01": "lightning (linear) attention on 7 of 8 layers",
+                      "jamba": "Mamba state-space layers", "mamba": "Mamba state-space layers",
+                      "mamba2": "Mamba-2 state-space layers", "falcon_h1": "Mamba-2 state-space heads",
+                      "nemotron_h": "Mamba-2 state-space layers", "bamba": "Mamba-2 state-space layers",
+                      "zamba": "Mamba state-space layers", "zamba2": "Mamba-2 state-space layers",
+                      "rwkv": "RWKV recurrent layers", "rwkv5": "RWKV recurrent layers"}
+
+
+def not_derived(cfg: dict) -> str | None:
+    """Why the count cannot derive this config's memory (see HYBRID_MODEL_TYPES), or None."""
+    t = text_part(cfg)
+    mt = str(t.get("model_type") or cfg.get("model_type") or "")
+    if mt in HYBRID_MODEL_TYPES:
+        return f"{mt}: {HYBRID_MODEL_TYPES[mt]}"
+    types = t.get("layer_types")
+    if isinstance(types, list) and any(x in ("linear_attention", "mamba", "mamba2", "ssm") for x in types):
+        return f"{mt or 'this model'}: linear-attention / state-space layers (layer_types)"
+    if t.get("full_attention_interval") or t.get("linear_num_value_heads") or t.get("attn_type_list"):
+        return f"{mt or 'this model'}: hybrid linear attention (full_attention_interval / linear_* fields)"
+    if isinstance(t.get("block_configs"), list):
+        return (f"{mt or 'this model'}: a different block on each layer (NAS block_configs: attention removed or "
+                "linear, FFN widths per layer)")
+    if t.get("use_cla"):
+        return f"{mt or 'this model'}: keys and values shared across layers (cross-layer attention, use_cla)"
+    return None
+
+
+def _refuse_not_derived(cfg: dict) -> None:
+    why = not_derived(cfg)
+    if why:
+        raise WorkloadError(
+            f"model: {why}. The memory model counts the same attention block with its KV cache on every layer; "
+            "this architecture departs from that (a fixed recurrent state, KV shared across layers or a different "
+            "block per layer), which it does not derive, so it is refused rather than estimated as a plain "
+            "transformer. Give params_billion for a generic estimate.",
+            f"model：{why}。显存模型按每层相同的注意力块及其 KV 缓存计算；该结构与此不同（固定大小的循环状态、跨层共享 KV 或逐层不同的块），"
+            "目前无法推导，因此拒绝估算，而不是当作普通 Transformer 估算。可提供 params_billion 作通用估算。",
+            field="model")
+
+
 def count(cfg: dict) -> Counted:
     """Shapes and parameter counts of one config.json (see the module docstring)."""
-    t = text_part(cfg)
+    _refuse_not_derived(cfg)
+    t = _per_layer(text_part(cfg))
     mt = str(t.get("model_type") or cfg.get("model_type") or "")
     hidden = int(_first(t, "hidden_size", "n_embd", "d_model"))
     layers = int(_first(t, "num_hidden_layers", "num_layers", "n_layer"))
     heads = int(_first(t, "num_attention_heads", "n_head", "num_heads"))
     kv = int(_first(t, "num_key_value_heads", "multi_query_group_num", "num_kv_heads", default=heads) or heads)
-    hd = int(_first(t, "head_dim", "kv_channels", default=hidden // heads))
+    hd = int(_first(t, "head_dim", "attention_head_dim", "kv_channels", default=hidden // heads))
     inter = int(_first(t, "intermediate_size_mlp", "intermediate_size", "ffn_hidden_size", "n_inner", default=4 * hidden))
     vocab = int(_first(t, "vocab_size", "padded_vocab_size"))
     tied = bool(_first(t, "tie_word_embeddings", default=mt not in UNTIED_DEFAULT))
@@ -277,7 +345,8 @@ def count(cfg: dict) -> Counted:
     max_seq = int(_first(t, "max_position_embeddings", "seq_length", "n_positions", default=4096))
     c = Counted(mt, hidden, layers, heads, kv, hd, inter, vocab, tied, gated, max_seq)
     experts = int(_first(t, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0) or 0)
-    topk = int(_first(t, "num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token", default=0) or 0)
+    topk = int(_first(t, "num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token", "moe_topk",
+                      "moe_k", default=0) or 0)
     flags = _moe_layer_flags(t, layers, experts)
     c.experts, c.experts_per_tok, c.moe_layers = experts, topk if experts else 0, sum(flags)
     # in Mixtral / gpt-oss / Llama 4 the expert width is intermediate_size; in DeepSeek / Qwen MoE moe_intermediate_size
@@ -287,7 +356,8 @@ def count(cfg: dict) -> Counted:
         c.moe_intermediate = int(t.get("intermediate_size", inter))
     elif experts and not any(not f for f in flags):
         c.intermediate = c.moe_intermediate        # no dense layer: the dense width is the expert's (Mixtral, gpt-oss)
-    shared_n = int(_first(t, "n_shared_experts", "num_shared_experts", default=0) or 0)
+    shared_n = int(_first(t, "n_shared_experts", "num_shared_experts", "num_shared_expert", "moe_num_shared_experts",
+                          default=0) or 0)
     if t.get("shared_expert_intermediate_size"):
         c.shared_intermediate = int(t["shared_expert_intermediate_size"])
     elif shared_n:
@@ -313,8 +383,10 @@ def count(cfg: dict) -> Counted:
             attn += q + 2 * kvd + hidden
         elif mt in QKV_BIAS or t.get("qkv_bias") or t.get("add_qkv_bias"):
             attn += q + 2 * kvd
-        if mt in QK_NORM:
-            attn += 2 * hd
+        if mt == "olmo2":
+            attn += q + kvd                                 # OLMo 2 q_norm / k_norm over the whole projection
+        elif mt in QK_NORM or t.get("use_qk_norm"):
+            attn += 2 * hd                                  # per-head q / k RMSNorm (Hunyuan use_qk_norm)
         if mt == "gpt_oss":
             attn += heads                                   # attention sinks, one per head
     norm_w = 2 * hidden if not gated else hidden          # LayerNorm weight + bias, RMSNorm weight
@@ -412,6 +484,8 @@ def _bad_fields(t: dict, prefix: str = "") -> list[str]:
         v = t.get(name)
         if v is None:
             continue
+        if name in PER_LAYER_LISTS and isinstance(v, list) and 0 < len(v) <= 10_000:
+            v = v[0] if all(x == v[0] for x in v) else v    # one value per layer: count reads it (or refuses a mix)
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             bad.append(f"{prefix}{name} = {str(v)[:20]!s} (an integer {lo}..{hi})")
     for name in ("layer_types", "mlp_only_layers", "moe_layers", "cross_attention_layers"):
