@@ -89,9 +89,9 @@ class Candidate:
         (shared/research/seed_errors.md, error 10)."""
         if self.variant.workload.task == Task.inference:
             return False  # serving splits weights and KV heads (tensor parallelism), the usual layout of gn7i / gn8is
-        tags = set(self.instance.intended_use_tags)
+        # the instance's tags last: the ranking asks this of every candidate, and most are not sharded
         return (self.variant.step >= STEP_SHARD and self.total_gpus > 1 and self.variant.step != STEP_OFFLOAD
-                and not self.instance.nvlink and not tags & TRAINING_TAGS)
+                and not self.instance.nvlink and not TRAINING_TAGS.intersection(self.instance.intended_use_tags))
 
     def rank_key(self) -> tuple[float, ...]:
         """A plan that keeps the model states on the GPUs ranks before CPU offload (whose CPU optimizer step and PCIe
