@@ -171,3 +171,20 @@ def test_vision_flops_count_two_per_multiply_accumulate() -> None:
     e = estimate_memory(Workload(task="inference", backbone="ResNet-50", input_size=(224, 224), batch_size_per_gpu=1))
     assert e.infer_flops_per_sample == pytest.approx(8.2e9, rel=0.01)
     assert e.train_flops_per_sample == pytest.approx(3 * 8.2e9, rel=0.01)
+
+
+def test_peak_tflops_memo_matches_the_uncached_figure_and_hands_out_its_own_list():
+    """peak_tflops is memoised per (GPU object, precision, family): the same figures and notes as computed afresh,
+    a new list each call (callers extend it), and a GPU record built anew (another catalog) is looked up anew."""
+    from gpu_advisor.costing.timing import _peak_tflops, peak_tflops
+
+    for gpu in CATALOG.gpus.values():
+        for precision in ("fp32", "bf16_amp", "fp16_amp", "fp8"):
+            for family in ("llm", "detection"):
+                first, again = peak_tflops(gpu, precision, family), peak_tflops(gpu, precision, family)
+                assert first == again == _peak_tflops(gpu, precision, family)
+                assert first[1] is not again[1]
+    a10 = next(g for g in CATALOG.gpus.values() if g.tflops("bf16"))
+    other = a10.model_copy(update={"dense_tflops": a10.dense_tflops.model_copy(update={"bf16": 1.0})})
+    assert peak_tflops(other, "bf16", "llm")[0].high == 1.0
+    assert peak_tflops(a10, "bf16", "llm")[0].high == a10.tflops("bf16")

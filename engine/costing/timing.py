@@ -131,8 +131,25 @@ def _tcp_scaling(candidate: Any) -> basis.Scaling | None:
         inside.sources + basis.LINK_TCP.sources)
 
 
+# peak_tflops by (GPU, precision, family): a pure function of the catalog's GPU record, asked for once per option of
+# every answer (about 7) and once more by the serving speed line; keyed by the GPU object (kept beside its answer, so a
+# reloaded catalog's GPU at a reused id() is recomputed). A static table of at most GPUs x precisions x families.
+_PEAKS: dict[tuple[int, str, str], tuple[Any, Range | None, tuple[Note, ...]]] = {}
+
+
 def peak_tflops(gpu: Any, precision: str, family: str) -> tuple[Range | None, list[Note]]:
     """Dense peak per GPU at the job's precision; fp32 convolutions may run as TF32 (stated as a note)."""
+    key = (id(gpu), precision, family)
+    known = _PEAKS.get(key)
+    if known is None or known[0] is not gpu:
+        if len(_PEAKS) > 4096:
+            _PEAKS.clear()
+        peak, notes = _peak_tflops(gpu, precision, family)
+        known = _PEAKS[key] = (gpu, peak, tuple(notes))
+    return known[1], list(known[2])
+
+
+def _peak_tflops(gpu: Any, precision: str, family: str) -> tuple[Range | None, list[Note]]:
     key = PRECISION_KEY.get(precision, precision)
     base = gpu.tflops(key)
     if base is None:

@@ -263,9 +263,16 @@ def inference_steps(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_no
 
     The last step is the most aggressive one, so a card that cannot hold it can hold none of them.
     """
+    return list(_inference_steps(w.quantization in (None, Quantization.none), gpus, fixed_gpus, max_gpus_per_node))
+
+
+# The serving chain depends on the workload only through whether its weights are unquantized: built once per key (the
+# steps are frozen and shared, as the training chain's), not for every GPU model of every answer (18 steps each).
+@lru_cache(maxsize=256)
+def _inference_steps(unquantized: bool, gpus: int, fixed_gpus: bool, max_gpus_per_node: int) -> tuple[Step, ...]:
     out = [Step(STEP_AS_GIVEN, (), gpus)]
     bases: list[tuple[tuple[str, Any], ...]] = [()]
-    if w.quantization in (None, Quantization.none):
+    if unquantized:
         quantized = (("quantization", Quantization.int8),)
         out.append(Step(STEP_AMP, quantized, gpus))
         bases.append(quantized)
@@ -274,5 +281,5 @@ def inference_steps(w: Workload, *, gpus: int, fixed_gpus: bool, max_gpus_per_no
         for n in counts:
             step = STEP_SHARD if n <= max_gpus_per_node else STEP_MORE_NODES
             out.append(Step(step, base + (("num_gpus", n), ("distributed", Distributed.zero3)), n))
-    return out
+    return tuple(out)
 

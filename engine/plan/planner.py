@@ -89,9 +89,9 @@ class Candidate:
         (shared/research/seed_errors.md, error 10)."""
         if self.variant.workload.task == Task.inference:
             return False  # serving splits weights and KV heads (tensor parallelism), the usual layout of gn7i / gn8is
-        tags = set(self.instance.intended_use_tags)
+        # the instance's tags last: the ranking asks this of every candidate, and most are not sharded
         return (self.variant.step >= STEP_SHARD and self.total_gpus > 1 and self.variant.step != STEP_OFFLOAD
-                and not self.instance.nvlink and not tags & TRAINING_TAGS)
+                and not self.instance.nvlink and not TRAINING_TAGS.intersection(self.instance.intended_use_tags))
 
     def rank_key(self) -> tuple[float, ...]:
         """A plan that keeps the model states on the GPUs ranks before CPU offload (whose CPU optimizer step and PCIe
@@ -508,8 +508,23 @@ def _as_asked(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], max_p
     return _candidates_for(w, gpu, types, max_per_node, variant, estimate, prices, hosts)
 
 
+# _precision_gap by (precision, serving, GPU record, dense): asked for every GPU of the catalog in every plan (about 10
+# times an answer); a pure function of the GPU record, so a static table (keyed by the GPU object, kept beside its answer)
+_GAPS: dict[tuple[str, bool, int, bool], tuple[GPU, Text | None]] = {}
+
+
 def _precision_gap(w: Workload, gpu: GPU, dense: bool = True) -> Text | None:
     precision = w.precision.value if w.precision else "fp32"
+    key = (precision, w.task == Task.inference, id(gpu), dense)
+    known = _GAPS.get(key)
+    if known is None or known[0] is not gpu:
+        if len(_GAPS) > 4096:
+            _GAPS.clear()
+        known = _GAPS[key] = (gpu, _gap(w, gpu, dense, precision))
+    return known[1]
+
+
+def _gap(w: Workload, gpu: GPU, dense: bool, precision: str) -> Text | None:
     if precision == "fp8" and not gpu.supports_fp8 and _weight_only_fp8(w, gpu, dense):
         return None  # INF-FP8-WEIGHT-ONLY says how it runs
     if precision in ("bf16", "bf16_amp") and not gpu.supports_bf16 and w.task == Task.inference and gpu.architecture:
