@@ -630,7 +630,8 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_l
         sized_job = parsed.stated() & {"num_samples", "dataset_size_gb", "epochs", "training_tokens_billion"} \
             or asks_figure(parsed)
         extra = speed_text(fit, card) if w.task.value == "inference" else (
-            time_text(fit, card, _job_size_defaults(rec)) if sized_job else None)
+            time_text(fit, card, _job_size_defaults(rec), any(h.kind == "no_rdma" for h in parsed.hints))
+            if sized_job else None)
     cite = next(iter(re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./-]*", card.source)), "knowledge/owned_gpus.yaml")
     sold = getattr(card, "named_by_alibaba", None) is not None   # a catalog GPU the user has: Alibaba sells it too
     src = Text(en=f" ({card.display_name}: {mem:g} GB, {cite}, as of {card.as_of}; your card, not an Alibaba Cloud "
