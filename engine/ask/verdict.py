@@ -616,6 +616,11 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_l
                        f"{planning_gib(se):.1f} GiB).",
                     zh=f"{head.zh}若每个样本 {seq:,} token（上面的 {w.seq_len:,} 为假设，未说明），{how_zh}{only_zh}可以放下：每卡约 "
                        f"{se.device_total_gib:.1f} GiB（规划估计 {planning_gib(se):.1f} GiB）。")
+    if fit.longer is not None and fit.shorter is None and w.seq_len:
+        # the yes rests on the assumed seq_len: the common longer length at which it no longer holds
+        head = Text(en=f"{head.en} This rests on {w.seq_len:,} tokens a sample (assumed, not stated): at "
+                       f"{fit.longer:,} it no longer fits these cards.",
+                    zh=f"{head.zh}这一结论基于每个样本 {w.seq_len:,} token（假设，未说明）：若为 {fit.longer:,} token，这些卡就放不下了。")
     if fit.tight and fit.alternative is None and head.en.startswith("Yes"):
         # only the central estimate fits: not a yes at the planning estimate the planner holds the catalog to
         head = Text(en="Borderline" + head.en[3:], zh="勉强" + head.zh)
