@@ -397,7 +397,7 @@ def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
     return None
 
 
-OWNED_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256)   # counts tried for "需要几张 H20" (cards, then 8-GPU machines)
+OWNED_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)   # counts tried for "需要几张 H20" (cards, then 8-GPU machines)
 
 
 def _count_asked(parsed: ParsedQuestion) -> bool:
