@@ -348,10 +348,33 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                            f"{what_en}, {card}.",
                         zh=f"会：按所述配置会爆显存；必须采取{'、'.join(m.zh for m in needs)}才放得下：{what_zh}，{card_zh}。")
         return Text(en=f"No: {what_en} holds it as asked, {card}.", zh=f"不会：{what_zh} 按所述配置放得下，{card_zh}。")
+    changed = _stated_changed(fields, stated, needs)
+    if needs and changed:   # a mitigation undoes what the question stated: not a yes to the job as stated
+        return Text(en=f"No as stated ({', '.join(c.en for c in changed)}); it fits only with "
+                       f"{', '.join(m.en for m in needs)}: {what_en}, {card}.",
+                    zh=f"按所述（{'、'.join(c.zh for c in changed)}）不行；必须采取{'、'.join(m.zh for m in needs)}"
+                       f"才放得下：{what_zh}，{card_zh}。")
     if needs:
         return Text(en=f"Yes, but only with {', '.join(m.en for m in needs)}: {what_en}, {card}.",
                     zh=f"可以，但必须采取：{'、'.join(m.zh for m in needs)}：{what_zh}，{card_zh}。")
     return Text(en=f"Yes: {what_en} holds it as asked, {card}.", zh=f"可以：{what_zh} 按所述配置放得下，{card_zh}。")
+
+
+def _stated_changed(fields: dict[str, Any], stated: set[str], needs: list[Any]) -> list[Text]:
+    """The stated values the plan's mitigations change: gradient checkpointing said to be off and turned on, a stated
+    micro-batch made smaller (the ladder's STEP_CKPT / STEP_MICROBATCH, in the answer's words)."""
+    from gpu_advisor.answer.assemble import STEP_TEXT
+    from gpu_advisor.plan.ladder import STEP_CKPT, STEP_MICROBATCH
+
+    said = {m.en for m in needs}
+    out = []
+    if "gradient_checkpointing" in stated and fields.get("gradient_checkpointing") is False \
+            and STEP_TEXT[STEP_CKPT].en in said:
+        out.append(Text(en="gradient checkpointing off", zh="不开梯度检查点"))
+    batch = fields.get("batch_size_per_gpu")
+    if "batch_size_per_gpu" in stated and batch and int(batch) > 1 and STEP_TEXT[STEP_MICROBATCH].en in said:
+        out.append(Text(en=f"micro-batch {int(batch)} per GPU", zh=f"每卡微批 {int(batch)}"))
+    return out
 
 
 # --- a card the user owns or names that the catalog does not sell (knowledge/owned_gpus.yaml) ---------------------
