@@ -327,6 +327,9 @@ def _cards_facts(kb_catalog: Any, job: Job, the_plan: Plan | None) -> dict[str, 
         why = [r.reason for r in the_plan.rejected if r.gpu.id in the_plan.preferred]
         if why:
             reason_en, reason_zh = "; ".join(t.en for t in why), "；".join(t.zh for t in why)
+        else:   # ruled out without a recorded reason (no instance type of it was planned): never the word "none"
+            reason_en = "no instance type with it in the catalog gives a plan for this job in the region"
+            reason_zh = "目录中没有用它的实例规格能在该地域给出此作业的方案"
     return {"max_card_gib": largest, "need_exceeds_cards": bool(largest) and job.memory.device_total_gib > largest,
             "preferred_gpu_name": " / ".join(names) if names else "none", "preferred_reason_en": reason_en,
             "preferred_reason_zh": reason_zh}

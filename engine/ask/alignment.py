@@ -167,20 +167,55 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
         what_en.append(f"each pair's chosen and rejected sequences in one forward{more_en}")
         what_zh.append(f"每对样本的 chosen 与 rejected 两条序列一起前向{more_zh}")
     fits = need <= cap
+    sft = opt.planned_mem_gib
     verdict_en = (f"about {need:.1f} GiB per GPU of {opt.gpu_memory_gib:g} GB on {n} × {opt.gpu_display}, "
-                  + ("which still fits" if fits else "which does not fit: use ZeRO-3 / FSDP (shards the reference), "
+                  + (f"which still fits (the per-GPU figures of this answer include it; supervised fine-tuning alone "
+                     f"{sft:.1f} GiB)" if fits else "which does not fit: use ZeRO-3 / FSDP (shards the reference), "
                      "precompute the reference log-probs (TRL precompute_ref_log_probs=True) or LoRA"))
     verdict_zh = (f"{n} 张 {opt.gpu_display} 上每卡约 {need:.1f} GiB / {opt.gpu_memory_gib:g} GB，"
-                  + ("仍放得下" if fits else "放不下：改用 ZeRO-3 / FSDP（参考模型一并分片）、预先计算参考模型的 log-prob"
+                  + (f"仍放得下（本答案的每卡显存已含这部分；仅监督微调为 {sft:.1f} GiB）" if fits
+                     else "放不下：改用 ZeRO-3 / FSDP（参考模型一并分片）、预先计算参考模型的 log-prob"
                      "（TRL precompute_ref_log_probs=True）或 LoRA"))
     unit_en = "pair" if seqs > 1 else "example"
     unit_zh = "对" if seqs > 1 else "条"
     name = str(rec.workload.get("model") or prof.display)
     ref_en = ", plus the reference forward, 2N FLOPs per token" if entry.extra.get("reference") else ""
     ref_zh = "，外加参考模型前向，每 token 2N FLOPs" if entry.extra.get("reference") else ""
-    return Text(
+    return _OfflineLine(Text(
         en=f"{entry.value} on {name}, beyond supervised fine-tuning: {verdict_en}. It keeps {'; '.join(what_en)}. "
            f"Compute per {unit_en} is about {factor:.1f}x a supervised sample's ({seqs} sequence(s){ref_en}); the "
            "time figures below count one supervised sequence per sample.",
         zh=f"{name} 的 {entry.value}（在监督微调之上）：{verdict_zh}。另需：{'；'.join(what_zh)}。"
-           f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列{ref_zh}）；下面的耗时按每个样本一条监督序列计。"), fits
+           f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列{ref_zh}）；下面的耗时按每个样本一条监督序列计。"),
+        fits, ref_gpu, act)
+
+
+class _OfflineLine(tuple):   # (line, fits, reference GiB per GPU, extra activation GiB): unpacks as (line, fits)
+    def __new__(cls, line: Text, fits: bool, ref_gpu: float, act: float) -> "_OfflineLine":
+        obj = super().__new__(cls, (line, fits))
+        obj.ref_gpu, obj.act = ref_gpu, act
+        return obj
+
+
+def with_offline_method(line: Any, rec: Any) -> Any:
+    """The recommendation with an offline method's resident extras (offline_line: the frozen reference's share, the
+    second sequence's activations) in the leading option's per-GPU figures, when it still fits: one per-GPU figure in
+    the answer, the method's. One that no longer fits keeps the supervised figures; its line says what to do."""
+    if line is None or not line[1] or rec.planned_memory is None or rec.instance is None:
+        return rec
+    extra = line.ref_gpu + line.act
+    if extra < 0.05:
+        return rec
+    pm, inst = rec.planned_memory, rec.instance
+    parts = dict(pm.breakdown)
+    if line.ref_gpu >= 0.05:
+        parts["reference_model"] = round(line.ref_gpu, 2)
+    if line.act >= 0.05:
+        parts["activations"] = round(parts.get("activations", 0.0) + line.act, 2)
+    need = pm.device_total_gib + extra
+    pm = pm.model_copy(update={"device_total_gib": round(need, 2), "breakdown": parts,
+                               "allocated_peak_gib": pm.allocated_peak_gib + extra,
+                               "allocated_upper_gib": pm.allocated_upper_gib + extra if pm.allocated_upper_gib else 0.0})
+    headroom = round((1.0 - need / inst.gpu_memory_gib) * 100.0, 1) if inst.gpu_memory_gib else inst.headroom_pct
+    inst = inst.model_copy(update={"planned_mem_gib": round(need, 2), "headroom_pct": headroom})
+    return rec.model_copy(update={"planned_memory": pm, "instance": inst})

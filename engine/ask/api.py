@@ -75,6 +75,11 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     rec = _recommend(validate_fields(fields), lang)
     if not hasattr(rec, "lead"):
         return rec
+    from gpu_advisor.ask.alignment import with_offline_method
+
+    # DPO / KTO / ORPO: what the method adds, said first; its extras in the per-GPU figures when they still fit
+    pref = offline_line(parsed.alignment, rec)
+    rec = with_offline_method(pref, rec)
     from gpu_advisor.ask.asked import asked_line, count_line, memory_line, window_line
     from gpu_advisor.ask.billing import billing_line, budget_route_line, platform_line, savings_line
     from gpu_advisor.ask.capacity import capacity_line
@@ -115,7 +120,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
         lines.append(limits)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
         lines.append(window)
-    if (pref := offline_line(parsed.alignment, rec)) is not None:   # DPO / KTO / ORPO: what the method adds
+    if pref is not None:   # DPO / KTO / ORPO: what the method adds
         lines.insert(1 if lines and pref[1] else 0, pref[0])   # first when it no longer fits the lead
     lines = [part for t in lines for part in _lines(t)]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the

@@ -41,16 +41,22 @@ def owned_catalog_gpu(parsed: Any) -> tuple[Any, str] | None:
     from gpu_advisor.plan.preference import resolve_gpu_preference
 
     kw = load_lexicon().keywords
-    cue, cloud = kw.get("owned_hardware"), kw.get("cloud_context")
+    cue, cloud, per_machine = kw.get("owned_hardware"), kw.get("cloud_context"), kw.get("per_machine")
     preference = parsed.workload_fields.get("gpu_preference")
     if cue is None or not preference or (cloud is not None and cloud.search(parsed.text)):
         return None
     text = parsed.text.lower()
     for hint in parsed.hints:
-        at = text.find(hint.matched.lower()) if hint.kind == "gpu_preference" else -1
+        # the hint's text is the parser's normalised copy ("4 台机器, 每台 8 张 A800"): its last clause is in the question
+        seen = re.split(r"[，。；！？：,;!?:]", hint.matched.lower())[-1].strip() if hint.kind == "gpu_preference" else ""
+        at = text.find(seen) if seen else -1
         if at < 0:
             continue
-        before = re.split(r"[，。；！？：,;!?:]", text[max(0, at - OWNED_CUE_WINDOW):at])[-1]
+        clauses = re.split(r"[，。；！？：,;!?:]", text[:at])
+        before = clauses[-1][-OWNED_CUE_WINDOW:]
+        # "我们有 4 台机器，每台 8 张 A800": a per-machine clause continues the one before it, whose cue counts
+        if per_machine is not None and len(clauses) > 1 and per_machine.search(clauses[-1] + seen):
+            before = clauses[-2][-OWNED_CUE_WINDOW:] + "，" + before
         if cue.search(before) is None:
             continue
         catalog = load_catalog()
@@ -81,11 +87,32 @@ def card_cite(card: Any) -> str:
     return "knowledge/catalog/gpus.yaml" if sold else "knowledge/owned_gpus.yaml"
 
 
-def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
-    """"On 2 × RTX 4090 it takes about 35–154 h ..." for a training job that fits the card, or why no time is given."""
+def _owned_link(fit: Any, card: Any) -> tuple[str, str]:
+    """The network between the user's machines as the time counts it: plain TCP at the assumed
+    basis.OWNED_NETWORK_GBIT_S, with what the job's own traffic makes of a step (costing/internode.py)."""
+    from gpu_advisor.costing.basis import OWNED_NETWORK_GBIT_S
+    from gpu_advisor.costing.internode import internode
+    from gpu_advisor.plan.owned_speed import on_card
+
+    c = on_card(fit, card, tcp=True)
+    v = internode(c) if c is not None else None
+    gbit = f"{OWNED_NETWORK_GBIT_S:g}"
+    if v is None:
+        return (f"TCP between your machines (no RDMA; {gbit} Gbit/s assumed, the question states no network speed)",
+                f"机器间 TCP 网络（无 RDMA；问题未说明网速，按 {gbit} Gbit/s 假设）")
+    return (f"TCP between your machines (no RDMA; {gbit} Gbit/s assumed, the question states no network speed: "
+            f"{v.gb_per_step:.1f} GB through each machine's network per micro-step makes a step "
+            f"{v.tcp_slowdown[0]:.2f}-{v.tcp_slowdown[1]:.2f}x its compute; a slower link is slower still)",
+            f"机器间 TCP 网络（无 RDMA；问题未说明网速，按 {gbit} Gbit/s 假设：每个微步每台机器收发约 {v.gb_per_step:.1f} GB，"
+            f"每步为纯计算的 {v.tcp_slowdown[0]:.2f}–{v.tcp_slowdown[1]:.2f} 倍；网速更低则更慢）")
+
+
+def time_text(fit: Any, card: Any, sized: list[tuple[str, str]], tcp: bool = False) -> Text | None:
+    """"On 2 × RTX 4090 it takes about 35–154 h ..." for a training job that fits the card, or why no time is given;
+    tcp: the question says the machines have no RDMA (plan/owned_speed.on_card)."""
     from gpu_advisor.plan.owned_speed import owned_time
 
-    t = owned_time(fit, card)
+    t = owned_time(fit, card, tcp)
     if t is None:
         return None
     n = fit.gpus
@@ -96,7 +123,9 @@ def time_text(fit: Any, card: Any, sized: list[tuple[str, str]]) -> Text | None:
     w, u, s = t.wall_hours, t.utilisation, t.scaling
     d_en, d_zh = _days(w.low, w.high)
     link_en = link_zh = "NVLink" if _nvlink(card) else "PCIe"
-    if n > MAX_GPUS_PER_MACHINE:   # several machines whose network the question does not state: the TCP band
+    if n > MAX_GPUS_PER_MACHINE and tcp:   # said to have no RDMA: TCP at an assumed rate, the job's traffic over it
+        link_en, link_zh = _owned_link(fit, card)
+    elif n > MAX_GPUS_PER_MACHINE:   # several machines whose network the question does not state: the TCP band
         link_en, link_zh = "a network of unstated speed between machines (no RDMA assumed)", "机器间网络（速率未说明，按无 RDMA）"
     scale_en = f" × {s.low:.0%}–{s.high:.0%} scaling over {link_en}" if n > 1 else ""
     scale_zh = f" × {link_zh}{' ' if link_zh[-1].isascii() else ''}扩展效率 {s.low:.0%}–{s.high:.0%}" if n > 1 else ""

@@ -348,10 +348,33 @@ def _fit_verdict(parsed: ParsedQuestion, rec: Any) -> Text | None:
                            f"{what_en}, {card}.",
                         zh=f"会：按所述配置会爆显存；必须采取{'、'.join(m.zh for m in needs)}才放得下：{what_zh}，{card_zh}。")
         return Text(en=f"No: {what_en} holds it as asked, {card}.", zh=f"不会：{what_zh} 按所述配置放得下，{card_zh}。")
+    changed = _stated_changed(fields, stated, needs)
+    if needs and changed:   # a mitigation undoes what the question stated: not a yes to the job as stated
+        return Text(en=f"No as stated ({', '.join(c.en for c in changed)}); it fits only with "
+                       f"{', '.join(m.en for m in needs)}: {what_en}, {card}.",
+                    zh=f"按所述（{'、'.join(c.zh for c in changed)}）不行；必须采取{'、'.join(m.zh for m in needs)}"
+                       f"才放得下：{what_zh}，{card_zh}。")
     if needs:
         return Text(en=f"Yes, but only with {', '.join(m.en for m in needs)}: {what_en}, {card}.",
                     zh=f"可以，但必须采取：{'、'.join(m.zh for m in needs)}：{what_zh}，{card_zh}。")
     return Text(en=f"Yes: {what_en} holds it as asked, {card}.", zh=f"可以：{what_zh} 按所述配置放得下，{card_zh}。")
+
+
+def _stated_changed(fields: dict[str, Any], stated: set[str], needs: list[Any]) -> list[Text]:
+    """The stated values the plan's mitigations change: gradient checkpointing said to be off and turned on, a stated
+    micro-batch made smaller (the ladder's STEP_CKPT / STEP_MICROBATCH, in the answer's words)."""
+    from gpu_advisor.answer.assemble import STEP_TEXT
+    from gpu_advisor.plan.ladder import STEP_CKPT, STEP_MICROBATCH
+
+    said = {m.en for m in needs}
+    out = []
+    if "gradient_checkpointing" in stated and fields.get("gradient_checkpointing") is False \
+            and STEP_TEXT[STEP_CKPT].en in said:
+        out.append(Text(en="gradient checkpointing off", zh="不开梯度检查点"))
+    batch = fields.get("batch_size_per_gpu")
+    if "batch_size_per_gpu" in stated and batch and int(batch) > 1 and STEP_TEXT[STEP_MICROBATCH].en in said:
+        out.append(Text(en=f"micro-batch {int(batch)} per GPU", zh=f"每卡微批 {int(batch)}"))
+    return out
 
 
 # --- a card the user owns or names that the catalog does not sell (knowledge/owned_gpus.yaml) ---------------------
@@ -397,7 +420,7 @@ def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
     return None
 
 
-OWNED_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256)   # counts tried for "需要几张 H20" (cards, then 8-GPU machines)
+OWNED_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)   # counts tried for "需要几张 H20" (cards, then 8-GPU machines)
 
 
 def _count_asked(parsed: ParsedQuestion) -> bool:
@@ -616,6 +639,11 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_l
                        f"{planning_gib(se):.1f} GiB).",
                     zh=f"{head.zh}若每个样本 {seq:,} token（上面的 {w.seq_len:,} 为假设，未说明），{how_zh}{only_zh}可以放下：每卡约 "
                        f"{se.device_total_gib:.1f} GiB（规划估计 {planning_gib(se):.1f} GiB）。")
+    if fit.longer is not None and fit.shorter is None and w.seq_len:
+        # the yes rests on the assumed seq_len: the common longer length at which it no longer holds
+        head = Text(en=f"{head.en} This rests on {w.seq_len:,} tokens a sample (assumed, not stated): at "
+                       f"{fit.longer:,} it no longer fits these cards.",
+                    zh=f"{head.zh}这一结论基于每个样本 {w.seq_len:,} token（假设，未说明）：若为 {fit.longer:,} token，这些卡就放不下了。")
     if fit.tight and fit.alternative is None and head.en.startswith("Yes"):
         # only the central estimate fits: not a yes at the planning estimate the planner holds the catalog to
         head = Text(en="Borderline" + head.en[3:], zh="勉强" + head.zh)
@@ -630,7 +658,8 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_l
         sized_job = parsed.stated() & {"num_samples", "dataset_size_gb", "epochs", "training_tokens_billion"} \
             or asks_figure(parsed)
         extra = speed_text(fit, card) if w.task.value == "inference" else (
-            time_text(fit, card, _job_size_defaults(rec)) if sized_job else None)
+            time_text(fit, card, _job_size_defaults(rec), any(h.kind == "no_rdma" for h in parsed.hints))
+            if sized_job else None)
     cite = next(iter(re.findall(r"(?:https?://)?[\w.-]+\.(?:com|io|org)/[\w./-]*", card.source)), "knowledge/owned_gpus.yaml")
     sold = getattr(card, "named_by_alibaba", None) is not None   # a catalog GPU the user has: Alibaba sells it too
     src = Text(en=f" ({card.display_name}: {mem:g} GB, {cite}, as of {card.as_of}; your card, not an Alibaba Cloud "

@@ -192,6 +192,11 @@ LINK_TCP = LinkEfficiency(0.30, 0.60, Text(
     zh="NCCL 套接字（TCP）传输在跨实例 all-reduce 中能达到的实例网络带宽比例：30–60 %（100 Gbit/s 实测 32–48 %，"
        "32 Gbit/s 上最多 60 %）"), (SRC_NCCL_TCP,))
 
+# The network between machines the user owns, when the question states none: 100 Gbit/s Ethernet, the wire rate of the
+# TCP measurement LINK_TCP comes from (NCCL issue #450). The owned multi-machine time derives its scaling from the job's
+# own traffic over it (costing/timing._tcp_scaling), said as assumed; a slower link makes the time longer.
+OWNED_NETWORK_GBIT_S = 100.0
+
 # LoRA / QLoRA: forward 2N + input gradients 2N, no weight gradients for the frozen base (adapters are negligible).
 LORA_FLOPS_FACTOR = 4 / 6
 

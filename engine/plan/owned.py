@@ -18,6 +18,9 @@ MAX_GPUS_PER_MACHINE = 8   # an owned machine: the planner's largest per-node la
 # shorter training sequences tried when seq_len was not stated (common SFT cut-offs: LLaMA-Factory's examples use
 # cutoff_len 2048 and 1024; 512 is the BERT-era length many instruction sets fit in)
 SHORTER_SEQ = (1024, 512)
+# longer ones tried when a job fits at the assumed seq_len: chat / instruction sets often run past 2,048 tokens
+# (LLaMA-Factory's examples also use cutoff_len 4096; Qwen2.5's own SFT data reaches 8,192 and more)
+LONGER_SEQ = (4096, 8192)
 MAX_MICRO_BATCH = 256      # the largest micro-batch per GPU searched for ("what batch size can I use on my 3090?")
 
 
@@ -36,6 +39,9 @@ class OwnedFit:
     # seq_len not stated: (tokens, step, estimate) at the longest of SHORTER_SEQ that fits the method as asked when the
     # assumed length does not (or needs sharding / offload), so that the verdict says what the default decided
     shorter: tuple[int, Variant, MemoryEstimate, bool] | None = None
+    # seq_len not stated and the job fits at the assumed one: the shortest of LONGER_SEQ at which no step of the chain
+    # fits these cards at the planning estimate (the default then decides the yes, and the verdict says so)
+    longer: int | None = None
 
     @property
     def fits_as_asked(self) -> bool:
@@ -99,6 +105,20 @@ def _shorter(asked: Workload, w: Workload, card: Any, memo: Memo,
     return tight if below is None else None
 
 
+def _longer(asked: Workload, w: Workload, card: Any, memo: Memo) -> int | None:
+    """A training job whose seq_len was not stated and that fits at the assumed one: the shortest of LONGER_SEQ at
+    which it no longer fits (no step of the chain at the planning estimate), else None."""
+    if asked.seq_len is not None or w.task not in (Task.llm_finetune, Task.llm_pretrain) or not w.seq_len:
+        return None
+    for seq in LONGER_SEQ:
+        if seq <= w.seq_len:
+            continue
+        got = _walk(w.model_copy(update={"seq_len": seq}), card, memo)
+        if got is None or got[2]:
+            return seq
+    return None
+
+
 def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
     """The job as asked (resolved as the planner resolves it) on its stated GPU count (else 1) of ``card`` (anything
     with memory_gb and supports_bf16): the count is the user's, fixed, as a stated num_gpus is."""
@@ -124,7 +144,8 @@ def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
                     lighter = (name, got[0], got[1])
                     break
         shorter = _shorter(asked, w, card, memo, below=found[0].step) if found[0].step >= STEP_SHARD else None
-        return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter, job=job, shorter=shorter)
+        return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter, job=job, shorter=shorter,
+                        longer=_longer(asked, w, card, memo))
     # no step fits at the planning estimate: a lighter method that does is the answer; else the tight fit, if any
     shorter = _shorter(asked, w, card, memo)
     for name, alt in _alternatives(asked):

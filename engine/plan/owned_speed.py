@@ -2,8 +2,9 @@
 chain that fits it (plan/owned.py): the catalog's own models, costing/timing.estimate_time (FLOPs / dense peak x
 utilisation x GPUs x scaling) and costing/decode (decode bound by memory bandwidth, prefill by compute), on the card's
 datasheet figures. The user's cards are one machine of up to 8 (more: several machines whose network is unknown, so
-the TCP scaling band); they talk over PCIe unless the entry states NVLink. No figure here is guessed: a card without a
-dense BF16 peak gets no time, one without a memory bandwidth no serving speed."""
+the TCP scaling band; said to have no RDMA, plain TCP at an assumed 100 Gbit/s, basis.OWNED_NETWORK_GBIT_S, their
+own traffic deciding the scaling); they talk over PCIe unless the entry states NVLink. No figure here is guessed: a card without a dense BF16 peak gets no time, one without a memory
+bandwidth no serving speed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_advisor.costing.basis import OWNED_NETWORK_GBIT_S
 from gpu_advisor.costing.decode import Speed, closed_loop, decode_step, replica_of
 from gpu_advisor.costing.models import TimeEstimate
 from gpu_advisor.costing.timing import estimate_time
@@ -62,17 +64,23 @@ class OnCard:
         return upper_gib(self.estimate)
 
 
-def on_card(fit: OwnedFit, card: Any) -> OnCard | None:
+def on_card(fit: OwnedFit, card: Any, tcp: bool = False) -> OnCard | None:
+    """tcp: the question says the machines have no RDMA, so several of them talk over plain TCP at the assumed
+    basis.OWNED_NETWORK_GBIT_S and the scaling is the job's own traffic against its compute (costing/internode.py);
+    otherwise the network is unknown and costing/basis.SCALING_TCP's band stands (said as an assumption)."""
     if fit.variant is None or fit.estimate is None:
         return None
     gpu = catalog_view(card)
     nodes = max(1, math.ceil(fit.gpus / MAX_GPUS_PER_MACHINE))
-    return OnCard(gpu, _Machine(nvlink=gpu.nvlink), fit.variant, fit.estimate, nodes, fit.gpus // nodes)
+    network = OWNED_NETWORK_GBIT_S if nodes > 1 and tcp else None
+    return OnCard(gpu, _Machine(nvlink=gpu.nvlink, network_gbit_s=network), fit.variant, fit.estimate, nodes,
+                  fit.gpus // nodes)
 
 
-def owned_time(fit: OwnedFit, card: Any) -> TimeEstimate | None:
-    """The wall-clock range of the fitting step on the user's cards (or what is missing), None for serving."""
-    c = on_card(fit, card)
+def owned_time(fit: OwnedFit, card: Any, tcp: bool = False) -> TimeEstimate | None:
+    """The wall-clock range of the fitting step on the user's cards (or what is missing), None for serving; tcp as
+    on_card."""
+    c = on_card(fit, card, tcp)
     if c is None or fit.job is None or fit.job.workload.task == Task.inference:
         return None
     return estimate_time(c, fit.job)
