@@ -14,7 +14,7 @@ from gpu_advisor.answer.assemble import assemble
 from gpu_advisor.answer.recommendation import Recommendation
 from gpu_advisor.rules.engine import Firing
 from gpu_advisor.answer.scenarios import scenario_rows, wants_scenarios
-from gpu_advisor.answer.lead import fewer_gpus_lead, unknown_model_lead, precision_lead
+from gpu_advisor.answer.lead import cv_precision_time_lead, fewer_gpus_lead, unknown_model_lead, precision_lead
 from gpu_advisor.answer.budget_fit import budget_fit_lead, budget_size_lead, stated_card_fit_lead
 from gpu_advisor.plan.scaleout import scale_for_deadline
 from gpu_advisor.memory.core import CUDA_CONTEXT_GIB
@@ -42,6 +42,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     firings = getattr(kb.engine, "evaluate_checked", kb.engine.evaluate)(facts)
     lead = precision_lead(job, the_plan, lambda precision: _plan_and_cost(
         kb, w.model_copy(update={"precision": precision}))[1])
+    lead += cv_precision_time_lead(job, report, lambda precision: _plan_and_cost(
+        kb, w.model_copy(update={"precision": precision}))[2])
     said = [t for t in (quantization_note(the_plan, job), fp16_note(the_plan, job), priced_wider_note(the_plan, job),
                         unpriced_lead_note(the_plan, job), price_elsewhere_note(the_plan, job, kb.catalog))
             if t is not None]

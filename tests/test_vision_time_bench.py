@@ -15,14 +15,18 @@ BENCH = Path(__file__).resolve().parent.parent / "bench" / "vision_time_accuracy
 MODULE = runpy.run_path(str(BENCH))
 # Stated factors for predicted (mid) / published; after the calibration classification rows span 0.73-1.23, the
 # Mask R-CNN rows 0.63-1.83 (a peak x utilisation model does not see its proposal / RoI / NMS work, see README rows).
-RATIO_BOUNDS = {"image_classification": (0.6, 1.6), "instance_segmentation": (0.5, 2.0)}
+# DETR (facebookresearch/detr README, 28 min an epoch on 8 V100 in fp32) is scored with the detection bounds.
+RATIO_BOUNDS = {"image_classification": (0.6, 1.6), "instance_segmentation": (0.5, 2.0), "object_detection": (0.5, 2.0)}
 
 
 def test_rows_load_with_provenance():
     rows = MODULE["load"]()
     assert len(rows) >= 24
     for row in rows:
-        assert row["repo"] == "NVIDIA/DeepLearningExamples" and len(row["commit"]) == 40 and row["path"].endswith(".md")
+        if row["repo"].startswith("arXiv:"):   # a paper's own figure: the arXiv id, the section and the version
+            assert row["path"] and row["commit"].startswith("v")
+        else:   # a repository's README at a commit
+            assert len(row["commit"]) == 40 and row["path"].endswith(".md")
         assert row["precision"] in MODULE["PRECISION"] and float(row["img_per_s"]) > 0 and int(row["batch_per_gpu"]) > 0
 
 

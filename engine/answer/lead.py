@@ -155,3 +155,41 @@ def fewer_gpus_lead(the_plan: Plan | None) -> list[Text]:
         zh=f"{n} 张 {c.gpu.display_name} 即可放下（每卡约 {gib:.1f} GiB，张量并行 {n}），但目录中没有 {unpriced} 在 {region} "
            f"的价格；所列有价格的方案是 {c.total_gpus} 卡的 {c.instance.type}（张量并行 {c.total_gpus}{extra_zh}）。"
            f"{unpriced} 的价格请在控制台查询。")]
+
+
+# Only image classification: NVIDIA's published rates (bench/data/dle_vision_train_throughput.csv) show AMP 2.3-2.6x
+# TF32 on A100 and 2.9-3.4x FP32 on V100 for ResNet-50 / ResNeXt-101, but 1.04x for Mask R-CNN (proposal, RoI and NMS
+# work gains nothing from Tensor Cores), which the detection band does not resolve: no such line for detectors.
+CV_TRAIN_TASKS = (Task.image_classification,)
+# the mixed-precision reading is said when it shortens the job by at least this factor at the mid estimate
+AMP_SPEEDUP_SAID = 1.3
+
+
+def _hours(h: float) -> str:
+    return f"{h:,.0f}" if h >= 100 else f"{h:.3g}"
+
+
+def cv_precision_time_lead(job: Job, report: Any, rereport: Callable[[Precision], Any]) -> list[Text]:
+    """An image-classification training job without a stated precision is timed in FP32 (TF32 where the GPU has it:
+    the default of the torchvision reference scripts and MMPretrain configs, which enable AMP only when asked); when
+    mixed precision would shorten it by AMP_SPEEDUP_SAID or more on the same instance, the answer says the default and
+    the other figure (rereport: the cost report of the same job in another precision)."""
+    w = job.original
+    if w.task not in CV_TRAIN_TASKS or w.precision is not None or report is None or report.basis != "job":
+        return []
+    if enum_value(job.workload.precision, "fp32") != "fp32" or not report.recommended:
+        return []
+    mine = report.option(report.recommended)
+    other = rereport(Precision.fp16_amp)
+    theirs = other.option(report.recommended) if other is not None else None
+    if (mine is None or theirs is None or mine.time.wall_hours is None or theirs.time.wall_hours is None
+            or theirs.time.wall_hours.mid <= 0):
+        return []
+    a, b = mine.time.wall_hours.mid, theirs.time.wall_hours.mid
+    if a / b < AMP_SPEEDUP_SAID:
+        return []
+    return [Text(en=f"Precision not given: timed in FP32 (TF32 where the GPU has it), the default of the torchvision "
+                    f"reference scripts and MMPretrain configs (AMP only when asked); with mixed precision (AMP) the same {report.recommended} "
+                    f"takes about {_hours(b)} h at the mid estimate instead of {_hours(a)} h; set precision to choose.",
+                 zh=f"未指定精度：按 FP32（GPU 支持时为 TF32）计时，即 torchvision 参考脚本与 MMPretrain 配置的默认（需显式开启 AMP）；"
+                    f"用混合精度（AMP）时同一 {report.recommended} 中间估计约 {_hours(b)} h，而不是 {_hours(a)} h；可通过 precision 指定。")]

@@ -68,6 +68,12 @@ def implied_task(pool: str, key: str) -> str | None:
     return None
 
 
+def _drop_model(s: Scanner) -> None:
+    s.fields.pop("model", None)
+    s.resolved.pop("model", None)
+    s.understood[:] = [x for x in s.understood if x.field != "model"]
+
+
 def extract_names(s: Scanner) -> str | None:
     """Models and backbones the knowledge base knows (gpu_advisor.ask.vocab), then model-family words it does not
     know (unresolved: said back and refused, never replaced). Returns the task the first model implies."""
@@ -109,14 +115,16 @@ def extract_names(s: Scanner) -> str | None:
         else:
             s.set("backbone", u.text, u.text)
     sized = [u for u in sized if u.kind != "backbone"]
+    if s.fields.get("_generic_model") and "backbone" in s.fields:
+        # "Deploy ResNet-50 for image classification": the task word is no model; the named backbone is the network
+        # (sized with the task's generic head), said back as the backbone, not as a model called "classification"
+        _drop_model(s)
     for u in [*sized, *find_unresolved(s.text, [*s.taken, *((u.start, u.end) for u in sized)])]:
         s.taken.append((u.start, u.end))
         if s.fields.get("_generic_model") and not s.unresolved:
             # "Fine-tune DINOv2 ViT-L/14 for classification": the task word is no model; the unknown name is the one
             # meant, refused as such, never sized as a generic classifier
-            s.fields.pop("model", None)
-            s.resolved.pop("model", None)
-            s.understood[:] = [x for x in s.understood if x.field != "model"]
+            _drop_model(s)
         if "model" in s.fields:
             s.note_unused(u.text, "a model name the knowledge base does not know, beside a known one",
                           "知识库中没有的模型名，问题中另有已知模型")

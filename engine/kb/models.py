@@ -160,6 +160,9 @@ class MethodSpec(BaseModel):
     # query-based mask heads and training recipes (docs/memory-model.md "Query mask losses, crop recipes")
     query_mask_layers: int = 0            # decoder layers whose matched masks are upsampled to full resolution for the loss
     crop_recipe: bool = False             # DETR-style random-crop augmentation: batches padded to a square canvas
+    # stride of the positions the head's parameters run on, for its FLOPs (None: output_stride / 2, a conv head on
+    # the finer pyramid levels); DETR: 32 (the encoder on the C5 tokens, the decoder on 100 queries)
+    head_flops_stride: int | None = None
     images_per_sample: float = 1.0        # images through backbone + neck per sample (QDTrack key + reference frame)
     mask_variant: str | None = None
     detection_variant: str | None = None

@@ -323,7 +323,9 @@ def _flops(r: Resolved, bb_flops_px: float, pixels: int, bb_scale: float = 1.0) 
                           lambda: backbone_coefficients(r.backbone, 32, False)).flops_per_pixel
     dilation = bb_flops_px / plain if plain > 0 else 1.0
     backbone = 2.0 * r.backbone.gflops_224 * 1e9 * pixels * bb_scale / (224 * 224) * dilation
-    head = 2.0 * head_params(r.method, r.backbone) * pixels / max(r.output_stride or 32, 4) ** 2 * 4
+    positions = (pixels / r.method.head_flops_stride ** 2 if r.method.head_flops_stride
+                 else pixels / max(r.output_stride or 32, 4) ** 2 * 4)
+    head = 2.0 * head_params(r.method, r.backbone) * positions
     return backbone + head
 
 
@@ -427,7 +429,9 @@ def cv_parts(r: Resolved) -> CvParts:
         transient = max(0.05 * act, assignment_bytes(method, classes, pixels, batch) if r.training else 0.0,
                         roi_backward_bytes(method, r.backbone, batch, amp, old_grads) if r.training else 0.0)
     params = cv_params(r)
-    flops = _flops(r, bb.flops_per_pixel, pixels, bb_scale) + roi_flops
+    # Peak memory is set by the worst batch (the square canvas of a crop recipe's mixed-orientation batch), time by
+    # the typical one: the FLOPs are counted on the stated input size, not on the worst-case canvas.
+    flops = _flops(r, bb.flops_per_pixel, _pixels(s["input_size"]), bb_scale) + roi_flops
     if not r.training:
         return _inference_parts(r, params, act, values, attn, pixels, calib, flops)
     states = model_states(params, params, None, s, False, params / 20.0)
