@@ -76,10 +76,12 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     from gpu_advisor.ask.capacity import capacity_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
     from gpu_advisor.ask.scaleout import scale_out
-    from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line
+    from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line, draft_plan
 
     def plan_on(f: dict[str, Any]) -> Any:
         return _recommend(validate_fields(f), lang)
+
+    rec = draft_plan(parsed, fields, rec, plan_on)   # a named speculative draft is sized into the plan
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     together = colocated_line(parsed, rec) or draft_line(parsed, rec)   # both models, not the first one alone
