@@ -11,6 +11,7 @@ from gpu_advisor.errors import UnknownModelError
 
 
 LEAD_ASSUMPTIONS = ("task", "concurrent_users")
+LEAD_HINTS = ("text_length",)   # "回答平均 300 字" read as tokens: the ratio is said with the finding
 
 
 def _recommend(workload: Any, lang: str) -> Any:
@@ -119,6 +120,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]
+    lines += [h.text for h in parsed.hints if h.kind in LEAD_HINTS]   # a conversion that set a field: its ratio
     lines += _default_model_line(parsed, fields, rec)
     return rec if not lines else rec.model_copy(update={"lead": [*lines, *rec.lead]})
 
