@@ -217,6 +217,12 @@ def _rps(pair: tuple[float, float]) -> tuple[str, str]:
     return f"{pair[0]:.{digits}f}", f"{pair[1]:.{digits}f}"
 
 
+def _tok(pair: tuple[float, float]) -> tuple[str, str]:
+    """Output tokens/s a user sees, with a decimal below 1 (0.2-0.4, not 0-0)."""
+    digits = 0 if pair[0] >= 1 else 1 if pair[0] >= 0.1 else 2
+    return f"{pair[0]:.{digits}f}", f"{pair[1]:.{digits}f}"
+
+
 def _ms(pair: tuple[float, float]) -> str:
     return f"{pair[0] * 1e3:.0f}-{pair[1] * 1e3:.0f} ms"
 
@@ -316,8 +322,8 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
         rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
     said_en, said_zh = _assumed_text(job)
     the_plan.speed_notes.append(Text(
-        en=f"{sp.user_tok_s[0]:.0f}-{sp.user_tok_s[1]:.0f} output tokens/s per user {load_en}, TTFT {_s(sp.ttft)}, "
+        en=f"{_tok(sp.user_tok_s)[0]}-{_tok(sp.user_tok_s)[1]} output tokens/s per user {load_en}, TTFT {_s(sp.ttft)}, "
            f"{_rps(sp.rps)[0]}-{_rps(sp.rps)[1]} requests/s a replica{rate_en} ({SPEED_SOURCE}).{said_en}",
-        zh=f"{load_zh}每个用户 {sp.user_tok_s[0]:.0f}–{sp.user_tok_s[1]:.0f} 个输出 token/秒，首 token 延迟 {_s(sp.ttft)}，"
+        zh=f"{load_zh}每个用户 {_tok(sp.user_tok_s)[0]}–{_tok(sp.user_tok_s)[1]} 个输出 token/秒，首 token 延迟 {_s(sp.ttft)}，"
            f"每副本每秒 {_rps(sp.rps)[0]}–{_rps(sp.rps)[1]} 个请求{rate_zh}（{SPEED_SOURCE}）。{said_zh}"))
     return the_plan
