@@ -11,7 +11,7 @@ from gpu_advisor.errors import UnknownModelError
 
 
 LEAD_ASSUMPTIONS = ("task", "concurrent_users")
-LEAD_HINTS = ("text_length",)   # "回答平均 300 字" read as tokens: the ratio is said with the finding
+LEAD_HINTS = ("text_length", "daily_average")   # "回答平均 300 字" read as tokens: the ratio is said with the finding
 
 
 def _recommend(workload: Any, lang: str) -> Any:

@@ -249,6 +249,15 @@ def per_day(s: Scanner, m: re.Match[str]) -> None:
         return
     s.claim(m)
     avg = value / 86400
+    if s.fields.get("requests_per_second") is None and s.fields.get("concurrent_users") is None and avg >= 0.001:
+        # the average rate sizes the replicas (a floor, said so): sizing at one concurrent sequence would serve less
+        s.set("requests_per_second", float(f"{avg:.3g}"), m, claim=False)
+        s.hint("daily_average", m, f"{value:,.0f} requests a day = {avg:.3g} a second on average (/ 86,400 s): the replicas "
+               "below are sized at this average, a floor; a service is sized for its peak, so state the peak requests "
+               "per second or concurrency (e.g. 'peak 5 requests/s')",
+               f"每天 {value:,.0f} 次请求 = 平均每秒 {avg:.3g} 个（÷ 86,400 秒）：下面的副本数按这一平均值估算，是下限；服务应按高峰"
+               "估算，请给出高峰每秒请求数或并发（如“高峰每秒 5 个请求”）", claim=False)
+        return
     s.note_unused(m.group(0), f"requests a day: {value:,.0f} / 86,400 s = {avg:.3g} a second on average; a service is sized "
                   "for its peak (state the peak concurrency or requests per second, e.g. 'peak 20 concurrent')",
                   f"每天的请求数：{value:,.0f} ÷ 86,400 秒 = 平均每秒 {avg:.3g} 个；服务按高峰估算（请给出高峰并发或每秒请求数，如“高峰并发 20”）")
