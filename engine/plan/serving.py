@@ -228,6 +228,9 @@ def _ms(pair: tuple[float, float]) -> str:
 
 
 def _s(pair: tuple[float, float]) -> str:
+    """Seconds with the digits that tell the ends apart: milliseconds under a second (60-110 ms, not 0.1-0.1 s)."""
+    if pair[1] < 0.95:
+        return _ms(pair)
     return f"{pair[0]:.1f}-{pair[1]:.1f} s"
 
 
