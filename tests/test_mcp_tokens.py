@@ -46,6 +46,9 @@ CALLS = [
     # 1,585 tokens before brief.fit_budget's last-resort trims (h13-fresh)
     ("ask", {"question": "DPO 训练 Qwen2.5-7B-Instruct，偏好数据 2 万对，预算每小时 100 元以内，推荐什么配置？"}),
     ("ask", {"question": "我们要上线一个7B的客服模型，QPS大概10，延迟要求首字500ms以内，用 Qwen2.5-7B，选 A10 还是 L20？"}),
+    # lead lines said for a derived rate or length: a daily count's average, an assumed output, characters as tokens
+    ("ask", {"question": "GLM-4-9B 推理服务 每天 100 万次调用"}),
+    ("ask", {"question": "部署 Qwen2.5-7B-Instruct，每秒 30 个请求，回答平均 300 字，需要什么配置"}),
 ]
 
 

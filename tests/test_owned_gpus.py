@@ -77,11 +77,11 @@ def test_the_fit_is_the_estimators_figure_for_the_step_it_names():
 
 def test_a_card_too_small_as_asked_gets_the_lighter_method_that_fits():
     asked = workload_from_dict({"task": "inference", "model": "Qwen2.5-7B", "num_gpus": 1})
-    fit = fit_owned(asked, _card(12))
+    fit = fit_owned(asked, _card(9))   # INT8 (10.3 GiB) does not fit 9 GB; 4-bit does
     assert not fit.fits_as_asked
-    assert fit.as_asked.device_total_gib > 12
+    assert fit.as_asked.device_total_gib > 9
     assert fit.alternative == "int4"
-    assert planning_gib(fit.estimate) <= 12
+    assert planning_gib(fit.estimate) <= 9
 
 
 def test_the_users_count_is_kept_and_sharding_is_over_it():

@@ -11,6 +11,7 @@ from gpu_advisor.errors import UnknownModelError
 
 
 LEAD_ASSUMPTIONS = ("task", "concurrent_users")
+LEAD_HINTS = ("text_length", "daily_average")   # "回答平均 300 字" read as tokens: the ratio is said with the finding
 
 
 def _recommend(workload: Any, lang: str) -> Any:
@@ -85,10 +86,12 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     from gpu_advisor.ask.capacity import capacity_line
     from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
     from gpu_advisor.ask.scaleout import scale_out
-    from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line
+    from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line, draft_plan
 
     def plan_on(f: dict[str, Any]) -> Any:
         return _recommend(validate_fields(f), lang)
+
+    rec = draft_plan(parsed, fields, rec, plan_on)   # a named speculative draft is sized into the plan
 
     # "how long / how much" first (the figure asked for), then a yes / no verdict, then a comparison
     together = colocated_line(parsed, rec) or draft_line(parsed, rec)   # both models, not the first one alone
@@ -126,6 +129,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
     lines += [a.reason for a in parsed.assumed if a.field in LEAD_ASSUMPTIONS]
+    lines += [h.text for h in parsed.hints if h.kind in LEAD_HINTS]   # a conversion that set a field: its ratio
     lines += _default_model_line(parsed, fields, rec)
     return rec if not lines else rec.model_copy(update={"lead": [*lines, *rec.lead]})
 

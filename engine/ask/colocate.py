@@ -31,6 +31,41 @@ def _other_total(name: str, lang: str) -> tuple[str, float] | None:
     return est.profile.display, float(est.device_total_gib)
 
 
+def _draft_gib(parsed: ParsedQuestion) -> tuple[str, float] | None:
+    """The named draft model's (display name, device total GiB) when the question is about speculative decoding."""
+    if (not parsed.other_models or not load_lexicon().keywords["speculative"].search(parsed.text)
+            or parsed.workload_fields.get("task") != "inference"):
+        return None
+    return _other_total(parsed.other_models[0][2], parsed.lang)
+
+
+def _draft_fits(rec: Any, gib: float) -> bool:
+    inst = getattr(rec, "instance", None)
+    if inst is None or not inst.gpu_memory_gib:
+        return True   # nothing to place it on: the line below says nothing either
+    return float(inst.planned_mem_gib) + gib / max(1, int(inst.total_gpus)) <= float(inst.gpu_memory_gib) * HEADROOM
+
+
+def draft_plan(parsed: ParsedQuestion, fields: dict, rec: Any, plan_on: Any) -> Any:
+    """The plan with the draft in it: when the target's plan leaves no room for the draft on its GPUs and the user
+    stated no GPU count, the next tensor-parallel size (2, 4, 8) whose plan holds both is the plan (the draft is split
+    over the same GPUs), rather than a plan the line below would then call too small."""
+    draft = _draft_gib(parsed)
+    if draft is None or "num_gpus" in parsed.stated() or _draft_fits(rec, draft[1]):
+        return rec
+    have = int(getattr(rec.instance, "total_gpus", 1) or 1)
+    for n in (2, 4, 8):
+        if n <= have:
+            continue
+        try:
+            wider = plan_on({**fields, "num_gpus": n})
+        except Exception:   # noqa: BLE001 - a count the catalog cannot lay out: the next one, else the plan as it was
+            continue
+        if getattr(wider, "instance", None) is not None and _draft_fits(wider, draft[1]):
+            return wider
+    return rec
+
+
 def draft_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
     """Speculative decoding with a named draft model ("Llama 3.1 70B with a Llama 3.2 1B draft"): the engine loads the
     draft beside the target on the replica's GPUs (vLLM --speculative-config; the draft is split over the same

@@ -94,7 +94,7 @@ def extract_names(s: Scanner) -> str | None:
             if field == "model":
                 s.fields.setdefault("_other_models", []).append((span.pool, span.key, span.text))
             continue
-        s.set(field, span.text, span.text)
+        s.set(field, span.text, s.text[span.start:span.end])   # said back as written ("DeepSeek-V3 671B")
         s.resolved[field] = (span.pool, span.key)
         if field == "model" and _task_word(span.text):
             s.fields["_generic_model"] = True  # "classification": a task word, no name; a real name beside it wins

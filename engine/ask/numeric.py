@@ -7,6 +7,7 @@ design (money before plain numbers, GPU counts before image counts, "4k tokens" 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 import re
 from typing import Callable
 
@@ -248,6 +249,15 @@ def per_day(s: Scanner, m: re.Match[str]) -> None:
         return
     s.claim(m)
     avg = value / 86400
+    if s.fields.get("requests_per_second") is None and s.fields.get("concurrent_users") is None and avg >= 0.001:
+        # the average rate sizes the replicas (a floor, said so): sizing at one concurrent sequence would serve less
+        s.set("requests_per_second", float(f"{avg:.3g}"), m, claim=False)
+        s.hint("daily_average", m, f"{value:,.0f} requests a day = {avg:.3g} a second on average (/ 86,400 s): the replicas "
+               "below are sized at this average, a floor; a service is sized for its peak, so state the peak requests "
+               "per second or concurrency (e.g. 'peak 5 requests/s')",
+               f"每天 {value:,.0f} 次请求 = 平均每秒 {avg:.3g} 个（÷ 86,400 秒）：下面的副本数按这一平均值估算，是下限；服务应按高峰"
+               "估算，请给出高峰每秒请求数或并发（如“高峰每秒 5 个请求”）", claim=False)
+        return
     s.note_unused(m.group(0), f"requests a day: {value:,.0f} / 86,400 s = {avg:.3g} a second on average; a service is sized "
                   "for its peak (state the peak concurrency or requests per second, e.g. 'peak 20 concurrent')",
                   f"每天的请求数：{value:,.0f} ÷ 86,400 秒 = 平均每秒 {avg:.3g} 个；服务按高峰估算（请给出高峰并发或每秒请求数，如“高峰并发 20”）")
@@ -361,6 +371,42 @@ def output_only(s: Scanner, m: re.Match[str]) -> None:
                       "(the context holds prompt + output)", f"输出 {b} token 不短于上下文 {seq} token（上下文包含输入和输出）")
         return
     s.set("output_tokens", b, m)
+
+
+@lru_cache(maxsize=1)
+def text_units() -> dict:
+    """knowledge/ask/lexicon.yaml `text_units`: tokens per Chinese character and per English word, with sources."""
+    from importlib.resources import files
+
+    from gpu_advisor.util import yamlio
+
+    raw = yamlio.safe_load(files("gpu_advisor.knowledge").joinpath("ask/lexicon.yaml").read_text(encoding="utf-8"))
+    return dict(raw["text_units"])
+
+
+def _unit_words(unit: str) -> str:
+    return "|".join(sorted(text_units()[unit]["words"], key=len, reverse=True))
+
+
+def output_text(s: Scanner, m: re.Match[str]) -> None:
+    """Serving: an output length in characters or words ("回答平均 300 字", "answers of about 200 words"): tokens by
+    the lexicon's ratio (text_units, cited), said back with the ratio and its source."""
+    if s.fields.get("output_tokens") is not None or _TRAINING_WORDS.search(s.text):
+        return
+    zh = m.group("b") is not None
+    count = int(m.group("b") if zh else m.group("b2"))
+    unit = text_units()["zh_chars" if zh else "en_words"]
+    ratio = float(unit["tokens_per_unit"])
+    tokens = max(1, math.ceil(count * ratio))
+    seq = s.fields.get("seq_len")
+    if seq is not None and tokens >= seq:
+        return
+    if s.set("output_tokens", tokens, m):
+        what_en, what_zh = ("Chinese characters", "个汉字") if zh else ("words", "个英文词")
+        s.hint("text_length", m, f"{count} {what_en} ≈ {tokens} tokens at {ratio:g} tokens a "
+               f"{'character' if zh else 'word'} ({unit['source']}); the model's own tokenizer gives the exact count.",
+               f"{count} {what_zh} ≈ {tokens} 个 token（按每{'字' if zh else '词'} {ratio:g} 个 token，{unit['source']}）；"
+               "确切数字以模型自己的分词器为准。", claim=False)
 
 
 def prompt_output_short(s: Scanner, m: re.Match[str]) -> None:
@@ -656,7 +702,7 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
     (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\btp(?:[\s_-]*size)?|张量并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
     # latency targets ("首token延迟要低于1秒", "TTFT under 500 ms", "p99 latency < 2s"): said back, not sized
-    (lambda: r"(?:首\s*token|首字|ttft|time[\s-]*to[\s-]*first[\s-]*token|tpot|(?:p\d{2}\s*)?latency|延迟|时延|响应时间)\s*(?:延迟|时间)?\s*(?:要|需要|必须)?\s*(?:低于|小于|不超过|控制在|在|<=?|under|below|within|of|less than|at most)?\s*(?P<num>\d{1,6}(?:\.\d{1,3})?)\s*(?:ms|毫秒|s\b|秒|sec\w*)(?:\s*(?:以内|以下|内))?", latency_target),
+    (lambda: r"(?:(?<![\w.])p\d{2}\s*)?(?:首\s*token|首字|ttft|time[\s-]*to[\s-]*first[\s-]*token|tpot|(?:p\d{2}\s*)?latency|延迟|时延|响应时间)\s*(?:延迟|时间)?\s*(?:要|需要|必须)?\s*(?:低于|小于|不超过|控制在|在|<=?|under|below|within|of|less than|at most)?\s*(?P<num>\d{1,6}(?:\.\d{1,3})?)\s*(?:ms|毫秒|s\b|秒|sec\w*)(?:\s*(?:以内|以下|内))?", latency_target),
     (lambda: rf"{NM}\s*tokens?\s*(?:/\s*(?:s|sec|秒)\b|per\s+second|每秒)", throughput),
     (lambda: rf"(?:吞吐|throughput)\s*(?:量)?\s*(?:为|是|of|约|大概)?\s*{NM}\s*(?:tokens?)?\s*(?:/\s*(?:s|秒)|per\s+second)?", throughput),
     (lambda: r"多机|多节点|multi[\s-]*node|multiple (?:nodes|machines)|across nodes|分布式多机", multi_node),
@@ -708,6 +754,9 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     (lambda: r"(?:每个|每次|每条|平均)?\s*(?:回答|回复|答案|输出|生成)\s*(?:长度)?\s*(?:约|大概|大约|平均|为|是|在)?\s*(?P<b>\d{1,7})\s*(?P<kb>k)?\s*(?:个)?\s*tokens?"
              r"|\b(?:outputs?|responses?|answers?|replies|completions?|generations?)\s*(?:of|length|len|are|is|about|around|~|=|:)?\s*(?:about|around|~)?\s*(?P<b2>\d{1,7})\s*(?P<kb2>k)?\s*-?\s*tokens?"
              r"|(?<![\w.])(?P<b3>\d{1,7})\s*(?P<kb3>k)?\s*-?\s*(?:(?:output|generated|completion)\s*tokens?|tokens?\s+(?:of\s+)?(?:output|outputs|responses?|answers?|replies|completions?))\b", output_only),
+    # an output length in characters or words: "回答平均 300 字", "每个回复约 500 个汉字", "answers of about 200 words"
+    (lambda: rf"(?:每个|每次|每条|平均)?\s*(?:回答|回复|答案|输出|生成)(?:的)?\s*(?:长度|字数)?\s*(?:约|大概|大约|平均|为|是|在)?\s*(?:约|大概|大约)?\s*(?P<b>\d{{1,7}})\s*(?:{_unit_words('zh_chars')})(?![\w])"
+             rf"|\b(?:outputs?|responses?|answers?|replies|completions?)\s*(?:of|are|is|about|around|~|=|:)?\s*(?:about|around|~)?\s*(?P<b2>\d{{1,7}})\s*(?:{_unit_words('en_words')})\b", output_text),
     (lambda: rf"{N}\s*(?P<mult>千亿|万亿|万|亿|b|t|m|bn|billion|million|trillion)\s*(?:个)?\s*(?:training\s+)?tokens?", training_tokens),
     (lambda: r"(?:\bseq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*model[\s_-]*len(?:gth)?|最大(?:序列|文本|输入)?长度|序列长度|序列|上下文(?:长度|窗口)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?|文本长度|\bctx(?:[\s_-]*(?:len|size))?|(?<![视频音])长度(?=\s*(?:为|是|=|:)?\s*\d{3}))\s*(?:为|是|of|=|:)?\s*(?P<num>\d{1,12})\s*(?P<k>k)?", seq_len),
     (lambda: r"(?<![\w.])(?P<num>\d{1,12})\s*(?P<k>k)?\s*(?:个)?\s*(?:tokens?|的上下文|上下文|context|ctx\b)", seq_len),

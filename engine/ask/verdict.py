@@ -613,8 +613,15 @@ def _owned_verdict(parsed: ParsedQuestion, rec: Any, cloud: Text | None, cloud_l
         else:
             tp_en = " with tensor parallelism" if n > 1 and w.task.value == "inference" else ""
             tp_zh = "（张量并行）" if n > 1 and w.task.value == "inference" else ""
-            head = Text(en=f"Yes: {on_en}{tp_en} holds it as asked, {got_en}{tight_en}.",
-                        zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}。")
+            lighter_en = lighter_zh = ""
+            if fit.lighter is not None and fit.tight:   # tight as asked: the lighter method that leaves room
+                lname, _, le = fit.lighter
+                lighter_en = (f"; {_ALT_TEXT[lname].en} leave room: about {le.device_total_gib:.1f} GiB per GPU "
+                              f"(planning estimate {planning_gib(le):.1f} GiB)")
+                lighter_zh = (f"；{_ALT_TEXT[lname].zh}则有余量：每卡约 {le.device_total_gib:.1f} GiB"
+                              f"（规划估计 {planning_gib(le):.1f} GiB）")
+            head = Text(en=f"Yes: {on_en}{tp_en} holds it as asked, {got_en}{tight_en}{lighter_en}.",
+                        zh=f"可以：{on_zh}{tp_zh} 按所述配置放得下，{got_zh}{tight_zh}{lighter_zh}。")
     head = _with_batch(parsed, fit, card, head)
     if counted and fit.variant is not None:
         head = _count_head(head, card, fields.get("deadline_hours"), fit)

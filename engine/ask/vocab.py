@@ -130,6 +130,21 @@ def _size_after(text: str, toks: list[tuple[int, int]], k: int) -> int | None:
     return end
 
 
+OWN_SIZE_TOLERANCE = 0.02   # "671B" for 671.03e9 parameters; "8B" is not Qwen2.5-7B's 7.62e9 (that is 5 % off)
+
+
+def _own_size(key: str, written: str) -> bool:
+    """A size written after a known LLM name ("671B") that is the model's own parameter count (or with its MTP
+    module, "685B"), within OWN_SIZE_TOLERANCE; a size in millions or a MoE shape ("8x7b") is never taken here."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)b", written, re.IGNORECASE)
+    spec = knowledge().transformers.get(key)
+    if m is None or spec is None:
+        return False
+    size = float(m.group(1))
+    return any(abs(size - p) <= OWN_SIZE_TOLERANCE * p
+               for p in (spec.params_billion, spec.params_billion + (spec.mtp_params_billion or 0.0)))
+
+
 def find_names(text: str, sized: list[Unresolved] | None = None) -> list[NameSpan]:
     """Known model / backbone names in text, left to right, longest first, non-overlapping. A name starts and ends
     on word boundaries: "Qwen" inside "Foo-Qwen-7B" is not a name, nor "Qwen2.5-7B" inside "Qwen2.5-7B-Foo" (only
@@ -179,6 +194,12 @@ def find_names(text: str, sized: list[Unresolved] | None = None) -> list[NameSpa
         while end_tok + 1 <= j_max and text[toks[end_tok + 1][0]:toks[end_tok + 1][1]].lower() in VARIANT_WORDS:
             end_tok += 1
         size_end = _size_after(text, toks, end_tok + 1)
+        if size_end is not None and pool == "transformers" and _own_size(key, text[toks[end_tok + 1][0]:toks[end_tok + 1][1]]):
+            # "DeepSeek-V3 671B": the size the model itself has (its parameter count, with or without a multi-token-
+            # prediction module, to the written precision) names the same model, not a sibling
+            out.append(NameSpan(toks[i][0], toks[size_end][1], surface, pool, key))
+            i = size_end + 1
+            continue
         if size_end is not None:
             if sized is not None:
                 whole = text[toks[i][0]:toks[size_end][1]]

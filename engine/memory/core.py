@@ -68,9 +68,12 @@ def _finish(parts: dict[str, float], r: Resolved, formula: Text, sources: list[s
     breakdown = {k: v for k, v in breakdown.items() if v > 0}
     total = round(allocated + breakdown.get("cuda_context", 0.0) + breakdown.get("allocator_slack", 0.0), 3)
     # serving: the KV cache is the engine's own arithmetic (vLLM allocates blocks of exactly 2 x layers x kv heads x
-    # head dim x dtype bytes per token, vllm/v1/kv_cache_interface.py), so the family's margin (the spread of measured
-    # training peaks) is not applied to it; weights, activations and transients keep it
-    exact = 0.0 if r.training else breakdown.get("kv_cache", 0.0)
+    # head dim x dtype bytes per token, vllm/v1/kv_cache_interface.py) and the weights are the checkpoint's bytes
+    # (the engine loads each tensor once, in its stored dtype: gpt-oss-120b's MXFP4 checkpoint is 65.2 GB = 60.7 GiB
+    # and "fits into a single 80GB GPU", OpenAI gpt-oss model card, arXiv:2508.10925), so the family's margin (the
+    # spread of measured TRAINING peaks: activations, gradients, transients) is not applied to them; the serving
+    # activations and transients keep it
+    exact = 0.0 if r.training else breakdown.get("kv_cache", 0.0) + breakdown.get("weights", 0.0)
     upper = round((allocated - exact) * planning_margin(info.family) + exact + UPPER_FIXED_GIB, 3) if gpu else 0.0
     return MemoryEstimate(allocated_peak_gib=allocated, device_total_gib=total, breakdown=breakdown,
                           allocated_upper_gib=upper,

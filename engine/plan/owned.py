@@ -65,11 +65,15 @@ def _job(w: Workload) -> Any:
     return resolve_job(w, load_catalog())
 
 
-def _alternatives(asked: Workload) -> list[tuple[str, Any]]:
+FOUR_BIT = (Quantization.int4, Quantization.nf4, Quantization.fp4)
+
+
+def _alternatives(asked: Workload, resolved: Workload | None = None) -> list[tuple[str, Any]]:
     """The lighter methods the user did not ask for, each resolved as if asked: 4-bit weights for serving, LoRA then
-    QLoRA for a fine-tune (the method decides precision and quantization: resolve_job)."""
+    QLoRA for a fine-tune (the method decides precision and quantization: resolve_job). A model whose published
+    checkpoint is already 4-bit (gpt-oss: MXFP4, the job as resolved) has no lighter 4-bit version to offer."""
     if asked.task == Task.inference:
-        if asked.quantization in (Quantization.int4, Quantization.nf4, Quantization.fp4):
+        if asked.quantization in FOUR_BIT or (resolved is not None and resolved.quantization in FOUR_BIT):
             return []
         return [("int4", _job(asked.model_copy(update={"quantization": Quantization.int4})))]
     if asked.task != Task.llm_finetune:
@@ -138,7 +142,7 @@ def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
         lighter = None
         if found[0].step >= STEP_SHARD and w.task != Task.inference:
             # a fit that needs ZeRO sharding or CPU offload: the lighter method that fits without them, if any
-            for name, alt in _alternatives(asked):
+            for name, alt in _alternatives(asked, w):
                 got = _walk(alt.workload, card, memo)
                 if got is not None and not got[2] and got[0].step < STEP_SHARD:
                     lighter = (name, got[0], got[1])
@@ -146,9 +150,20 @@ def fit_owned(asked: Workload, card: Any, memo: Memo | None = None) -> OwnedFit:
         shorter = _shorter(asked, w, card, memo, below=found[0].step) if found[0].step >= STEP_SHARD else None
         return OwnedFit(n, w, as_asked, found[0], found[1], False, lighter=lighter, job=job, shorter=shorter,
                         longer=_longer(asked, w, card, memo))
-    # no step fits at the planning estimate: a lighter method that does is the answer; else the tight fit, if any
+    # no step fits at the planning estimate. The job as asked fits at the central estimate: that is the catalog's
+    # verdict for the same card too (a tight option is offered, said to be tight), so it is the answer here, with the
+    # lighter method that fits with room as the other way; else a lighter method that does fit is the answer; else
+    # the tight fit of a mitigated step, if any
     shorter = _shorter(asked, w, card, memo)
-    for name, alt in _alternatives(asked):
+    if found is not None and found[0].step == STEP_AS_GIVEN and w.task == Task.inference:
+        lighter = None
+        for name, alt in _alternatives(asked, w):
+            got = _walk(alt.workload, card, memo)
+            if got is not None and not got[2] and got[0].step < STEP_SHARD:
+                lighter = (name, got[0], got[1])
+                break
+        return OwnedFit(n, w, as_asked, found[0], found[1], True, lighter=lighter, job=job, shorter=shorter)
+    for name, alt in _alternatives(asked, w):
         got = _walk(alt.workload, card, memo)
         if got is not None and not got[2]:
             return OwnedFit(n, w, as_asked, got[0], got[1], False, alternative=name,

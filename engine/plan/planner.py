@@ -18,7 +18,7 @@ from gpu_advisor.util.i18n import Text
 from gpu_advisor.plan.ladder import STEP_AS_GIVEN, STEP_MORE_NODES, STEP_OFFLOAD, STEP_SHARD, TIME_FACTOR, Copies, Step, Variant, inference_steps, training_steps
 from gpu_advisor.memory import MemoryEstimate, estimate_host, estimate_memory
 from gpu_advisor.plan.preference import resolve_gpu_preference
-from gpu_advisor.workload import Distributed, Precision, Task, Workload, enum_value
+from gpu_advisor.workload import Distributed, Precision, Quantization, Task, Workload, enum_value
 
 LESS_SHARDED = (Distributed.zero1, Distributed.zero2)
 
@@ -511,9 +511,16 @@ def _as_asked(w: Workload, gpu: GPU, types: dict[int, list[InstanceType]], max_p
 # _precision_gap by (precision, serving, GPU record, dense): asked for every GPU of the catalog in every plan (about 10
 # times an answer); a pure function of the GPU record, so a static table (keyed by the GPU object, kept beside its answer)
 _GAPS: dict[tuple[str, bool, int, bool], tuple[GPU, Text | None]] = {}
+# FP4 (MXFP4) weights run through Marlin on Ampere and later ("GPT-OSS works on Ampere devices by default, using ...
+# Marlin MXFP4 MoE", vllm-project/recipes OpenAI/GPT-OSS.md); vLLM's Marlin kernels have no Volta / Turing build
+# (docs.vllm.ai/en/v0.9.2/features/quantization/supported_hardware.html)
+NO_FP4_ARCHITECTURES = ("Pascal", "Volta", "Turing")
 
 
 def _precision_gap(w: Workload, gpu: GPU, dense: bool = True) -> Text | None:
+    if w.quantization == Quantization.fp4 and gpu.architecture in NO_FP4_ARCHITECTURES:
+        return Text(en=f"no kernels for FP4 (MXFP4) weights on {gpu.architecture} (vLLM's Marlin needs Ampere or later)",
+                    zh=f"{gpu.architecture} 架构没有 FP4（MXFP4）权重的计算内核（vLLM 的 Marlin 需要 Ampere 及以后）")
     precision = w.precision.value if w.precision else "fp32"
     key = (precision, w.task == Task.inference, id(gpu), dense)
     known = _GAPS.get(key)

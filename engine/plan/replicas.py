@@ -55,10 +55,22 @@ def _fewest_replicas(job: Job, t: int, gpu: GPU, memo: dict) -> int | None:
     slope = max(1e-9, upper_gib(two) - upper_gib(one))
     fit = max(1, int((gpu_gib - upper_gib(one)) / slope) + 1)
     r = max(2, math.ceil(batch / fit))
+
+    def holds(n: int) -> bool:
+        return _fits(_estimate(memo, _per_replica(job, t, math.ceil(batch / n), memo).workload), gpu, strict=True)
+
     for r in range(r, min(r + 3, MAX_REPLICAS + 1, batch + 1)):   # the linear guess, confirmed (at most 3 estimates)
-        est = _estimate(memo, _per_replica(job, t, math.ceil(batch / r), memo).workload)
-        if _fits(est, gpu, strict=True):
-            return r
+        if holds(r):
+            # the slope of the first two sequences overstates the later ones (the allocator slack and the fixed
+            # activations are shared): fewer replicas may hold their share too; bisect down to the fewest
+            low, high = 2, r
+            while low < high:
+                mid = (low + high) // 2
+                if holds(mid):
+                    high = mid
+                else:
+                    low = mid + 1
+            return high
     return None
 
 
@@ -84,7 +96,11 @@ def split_concurrency(catalog: Catalog, the_plan: Plan, job: Job, memo: dict, ho
     usable = _usable_types_by_gpu(catalog, False)
     best: dict[str, float] = {}
     for c in the_plan.options:
-        best[c.gpu.id] = min(best.get(c.gpu.id, math.inf), c.hourly if c.hourly is not None else math.inf)
+        # one replica split over machines sends every layer's tensor-parallel all-reduce over the network: vLLM
+        # splits a model over nodes only when one node cannot hold it (docs/serving/distributed_serving.md); so such
+        # an option sets no price bar, and replicas that each fit one machine are tried whatever they cost
+        hourly = c.hourly if c.hourly is not None and c.nodes <= 1 else math.inf
+        best[c.gpu.id] = min(best.get(c.gpu.id, math.inf), hourly)
     if not best:  # no single layout holds all the sequences at once: replicas of any GPU that holds a share
         best = {g: math.inf for g in sorted(usable) if g in catalog.gpus and catalog.gpus[g].memory_gb
                 and _precision_ok(w, catalog.gpus[g])}
@@ -131,6 +147,8 @@ def split_concurrency(catalog: Catalog, the_plan: Plan, job: Job, memo: dict, ho
     added = [c for layout in by_gpu.values() for c in layout]
     if not added:
         return the_plan
+    # a GPU whose replicas each fit one machine is not also offered as one replica split over machines
+    the_plan.options = [c for c in the_plan.options if not (c.nodes > 1 and c.gpu.id in by_gpu)]
     the_plan.options.extend(added)
     the_plan.options.sort(key=Candidate.rank_key)
     if the_plan.preferred:

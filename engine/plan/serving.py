@@ -160,8 +160,35 @@ def _load(c: Candidate, job: Job) -> tuple[int, bool]:
     return min(MAX_NUM_SEQS, _kv_sequences(c, int(c.variant.workload.seq_len or w.seq_len or 0))), False
 
 
+def assumed_output(job: Job) -> int | None:
+    """Output tokens a request when a request rate is stated without them: the task default (knowledge/models/
+    defaults.yaml, task_defaults.inference.output_tokens, cited there), at most half the context; None otherwise."""
+    w = job.workload
+    if w.output_tokens or not w.requests_per_second:
+        return None
+    from gpu_advisor.kb.models import knowledge
+
+    typical = int(knowledge().task_defaults.get("inference", {}).get("output_tokens") or 0)
+    seq = int(w.seq_len or 0)
+    return min(typical, seq // 2) or None if typical and seq > 1 else None
+
+
+def _output(job: Job) -> int | None:
+    return job.workload.output_tokens or assumed_output(job)
+
+
+def _assumed_text(job: Job) -> tuple[str, str]:
+    out = assumed_output(job)
+    if out is None:
+        return "", ""
+    return (f" Output length not stated: {out} tokens a request assumed (a long chat answer; LMSYS-Chat-1M averages "
+            f"~215, arXiv:2309.11998); replicas scale about with it, so state yours (e.g. 'output 200 tokens').",
+            f"未给出输出长度：按每请求 {out} 个输出 token 假设（偏长的对话回答；LMSYS-Chat-1M 平均约 215，arXiv:2309.11998）；"
+            "副本数大致与之成正比，请给出实际长度（如“输出 200 token”）。")
+
+
 def _speed(c: Candidate, job: Job) -> tuple[Speed, int, bool] | None:
-    out = job.workload.output_tokens
+    out = _output(job)
     seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
     replica = replica_of(c, job)
     if replica is None or not out or out >= seq:
@@ -190,11 +217,20 @@ def _rps(pair: tuple[float, float]) -> tuple[str, str]:
     return f"{pair[0]:.{digits}f}", f"{pair[1]:.{digits}f}"
 
 
+def _tok(pair: tuple[float, float]) -> tuple[str, str]:
+    """Output tokens/s a user sees, with a decimal below 1 (0.2-0.4, not 0-0)."""
+    digits = 0 if pair[0] >= 1 else 1 if pair[0] >= 0.1 else 2
+    return f"{pair[0]:.{digits}f}", f"{pair[1]:.{digits}f}"
+
+
 def _ms(pair: tuple[float, float]) -> str:
     return f"{pair[0] * 1e3:.0f}-{pair[1] * 1e3:.0f} ms"
 
 
 def _s(pair: tuple[float, float]) -> str:
+    """Seconds with the digits that tell the ends apart: milliseconds under a second (60-110 ms, not 0.1-0.1 s)."""
+    if pair[1] < 0.95:
+        return _ms(pair)
     return f"{pair[0]:.1f}-{pair[1]:.1f} s"
 
 
@@ -242,7 +278,7 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
     """A decoder LLM's serving speed said first; a stated request rate sets the replicas of every option (in place)."""
     w = job.workload
     rate = w.requests_per_second
-    if not w.output_tokens:
+    if not _output(job):
         _decode_only(the_plan, job)
         return the_plan
     if rate:
@@ -265,7 +301,7 @@ def llm_speed(the_plan: Plan, job: Job) -> Plan:
 def speed_note(the_plan: Plan, job: Job) -> Plan:
     """The speed line of the plan's chosen option (again when the cost report chose another option: the line must
     be about the option the answer recommends, with its replicas)."""
-    if not job.workload.output_tokens:
+    if not _output(job):
         _decode_only(the_plan, job)
         return the_plan
     rate = job.workload.requests_per_second
@@ -287,9 +323,10 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
         best = max(1, math.ceil(rate / sp.rps[1]))
         rate_en = f"; {rate:g} requests/s: {c.replicas} replica{'s' if c.replicas > 1 else ''} ({best} at best)"
         rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
+    said_en, said_zh = _assumed_text(job)
     the_plan.speed_notes.append(Text(
-        en=f"{sp.user_tok_s[0]:.0f}-{sp.user_tok_s[1]:.0f} output tokens/s per user {load_en}, TTFT {_s(sp.ttft)}, "
-           f"{_rps(sp.rps)[0]}-{_rps(sp.rps)[1]} requests/s a replica{rate_en} ({SPEED_SOURCE}).",
-        zh=f"{load_zh}每个用户 {sp.user_tok_s[0]:.0f}–{sp.user_tok_s[1]:.0f} 个输出 token/秒，首 token 延迟 {_s(sp.ttft)}，"
-           f"每副本每秒 {_rps(sp.rps)[0]}–{_rps(sp.rps)[1]} 个请求{rate_zh}（{SPEED_SOURCE}）。"))
+        en=f"{_tok(sp.user_tok_s)[0]}-{_tok(sp.user_tok_s)[1]} output tokens/s per user {load_en}, TTFT {_s(sp.ttft)}, "
+           f"{_rps(sp.rps)[0]}-{_rps(sp.rps)[1]} requests/s a replica{rate_en} ({SPEED_SOURCE}).{said_en}",
+        zh=f"{load_zh}每个用户 {_tok(sp.user_tok_s)[0]}–{_tok(sp.user_tok_s)[1]} 个输出 token/秒，首 token 延迟 {_s(sp.ttft)}，"
+           f"每副本每秒 {_rps(sp.rps)[0]}–{_rps(sp.rps)[1]} 个请求{rate_zh}（{SPEED_SOURCE}）。{said_zh}"))
     return the_plan
