@@ -324,6 +324,12 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
         rate_en = f"; {rate:g} requests/s: {c.replicas} replica{'s' if c.replicas > 1 else ''} ({best} at best)"
         rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
     said_en, said_zh = _assumed_text(job)
+    if rate and not job.original.seq_len:
+        seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
+        said_en += (f" Prompt length not stated: {seq - _output(job)} input tokens a request assumed (the {seq}-token "
+                    "sequence less the output); prefill scales with it, so shorter prompts need fewer replicas.")
+        said_zh += (f"未给出输入长度：按每请求 {seq - _output(job)} 个输入 token 假设（{seq} token 序列减去输出）；"
+                    "预填充算力与之成正比，输入更短则副本更少。")
     the_plan.speed_notes.append(Text(
         en=f"{_tok(sp.user_tok_s)[0]}-{_tok(sp.user_tok_s)[1]} output tokens/s per user {load_en}, TTFT {_s(sp.ttft)}, "
            f"{_rps(sp.rps)[0]}-{_rps(sp.rps)[1]} requests/s a replica{rate_en} ({SPEED_SOURCE}).{said_en}",
