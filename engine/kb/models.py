@@ -91,6 +91,11 @@ class BackboneSpec(BaseModel):
     gflops_224: float = Field(gt=0)  # as published: multiply-accumulates at 224x224 (memory/cv.py _flops doubles it)
     source: str
     aliases: list[str] = []
+    # the precision the backbone's published ImageNet classification recipe trains in, when it is not FP32 (the
+    # torchvision reference recipes pass --amp for ViT-B and Swin, not for ResNet, ConvNeXt or ViT-L/16): an image
+    # classification job with no stated precision is sized and timed in it; train_precision_source cites the recipe
+    train_precision: Literal["fp16_amp"] | None = None
+    train_precision_source: str | None = None
 
 
 class MethodSpec(BaseModel):

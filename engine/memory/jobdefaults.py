@@ -92,10 +92,14 @@ def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
                                      *((f"the trainer's default ({own.why})", f"训练代码的默认值（{own.why_zh}）") if own else
                                        ("usual optimizer for this architecture", "该架构的常用优化器"))))
     serve_why = (SERVE_FP16_WHY if not r.training and not own else None)
+    recipe = (bb.train_precision if r.training and not own and method.family == "classification" else None)
+    recipe_why = ((f"mixed precision (AMP), the published ImageNet recipe for {bb.display} ({bb.train_precision_source})",
+                   f"混合精度（AMP），{bb.display} 公开的 ImageNet 训练配方（{bb.train_precision_source}）")
+                  if recipe else None)
     s["precision"] = _enum(_cv_pick(r, implied, "precision", w.precision,
-                                    own.precision if own else ("fp16_amp" if serve_why else "fp32"),
+                                    own.precision if own else (recipe or ("fp16_amp" if serve_why else "fp32")),
                                     *((f"mixed precision, the trainer's default ({own.why})",
-                                       f"混合精度，训练代码的默认值（{own.why_zh}）") if own else serve_why or
+                                       f"混合精度，训练代码的默认值（{own.why_zh}）") if own else recipe_why or serve_why or
                                       ("fp32 training (MMSeg/MMDet default)", "fp32 训练（MMSeg/MMDet 默认）"))))
     s["gradient_checkpointing"] = _pick(r, "gradient_checkpointing", w.gradient_checkpointing, False,
                                         "off for CV", "CV 任务默认关闭")
