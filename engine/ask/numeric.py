@@ -138,7 +138,7 @@ def memory_note(kind: str) -> Callable[[Scanner, re.Match[str]], None]:
             mem = re.search(r"\d{1,6}\s*(?:gb|g)\b", m.group(0)[m.end("gpu") - m.start():], re.IGNORECASE)
             gpu = m.group("gpu").upper().replace(" ", "")
             _prefer(s, m, f"{gpu} {mem.group(0).upper().replace(' ', '')}" if mem else gpu, claim=False)
-        if kind == "gpu_memory" and m.groupdict().get("one"):
+        if kind == "gpu_memory" and m.groupdict().get("one") and not _asks_availability(s, m):
             s.set("num_gpus", 1, m, claim=False)   # "a single 24GB card": one GPU of that memory
         if kind == "gpu_memory" and not m.groupdict().get("gpu") and "gpu_preference" not in s.fields:
             # "a 16GB GPU", "24G显存": the card the user has or means, asked for by its memory (every catalog GPU of that
@@ -167,10 +167,20 @@ _ASKED_AFTER = re.compile(r"^\s*(?:的)?\s*(?:显卡|卡|gpu|card)?\s*(?:能|可
                           re.IGNORECASE)
 
 
+def _asks_availability(s: Scanner, m: re.Match[str]) -> bool:
+    """"有没有 80G 显存的卡", "is there a 96GB GPU": the question is whether such a card exists (lexicon
+    keywords.availability_before, matched on the words just before the memory), so no card of the user's and no count."""
+    availability = load_lexicon().keywords.get("availability_before")
+    return availability is not None and availability.search(s.text[max(0, m.start() - 40):m.start()]) is not None
+
+
 def _owned_or_asked(s: Scanner, m: re.Match[str]) -> bool:
     """A stated GPU memory that is the user's card ("我只有24G显存", "24G显存够吗", "is 24GB VRAM enough"), not a
     figure the user read somewhere ("显存占用 20G")."""
-    return bool(_OWNED_BEFORE.search(s.text[max(0, m.start() - 12):m.start()])
+    if _asks_availability(s, m):
+        return False   # "有没有 80G 显存的卡", "do you have 80GB cards": whether such a card exists, not the user's card
+    before = s.text[max(0, m.start() - 12):m.start()]
+    return bool(_OWNED_BEFORE.search(before)
                 or _ASKED_AFTER.match(s.text[m.end():m.end() + 16]))
 
 
