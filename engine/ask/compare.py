@@ -81,12 +81,61 @@ def _family_labels(parsed: ParsedQuestion) -> dict[str, str]:
     return out
 
 
+def off_catalog_compared(parsed: ParsedQuestion) -> list[str]:
+    """GPUs the question weighs (lexicon keywords.gpu_comparison) that the catalog does not list by that name ("H800 和
+    A100 哪个更适合": H800), in the order written; a GPU said with a negation before it ("不要 H800") is not compared."""
+    from gpu_advisor.ask.lexicon import load_lexicon
+    from gpu_advisor.ask.verdict import _owned_cue_before
+    from gpu_advisor.errors import WorkloadError
+    from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.plan.preference import resolve_gpu_preference
+
+    lex = load_lexicon()
+    cue = lex.keywords.get("gpu_comparison")
+    if cue is None or not cue.search(parsed.text):
+        return []
+    out: list[str] = []
+    for m in lex.gpus.finditer(parsed.text):
+        name = m.group("gpu").upper().replace(" ", "")
+        if name in out or NEGATED.search(parsed.text[max(0, m.start() - 8):m.start()]):
+            continue
+        if _owned_cue_before(parsed.text.lower(), m.start()):
+            continue   # "我们有 4 张 4090，还是租 A10": the user's own card, sized by the verdict (ask/verdict.owned_card)
+        try:
+            known = bool(resolve_gpu_preference(load_catalog(), name))
+        except WorkloadError:
+            known = False
+        if not known:
+            out.append(name)
+    return out
+
+
+def _off_catalog_text(off: list[str], first: Any, rec: Any) -> Text:
+    from gpu_advisor.kb.catalog_loader import load_catalog
+
+    names = ", ".join(off)
+    compiled = load_catalog().meta.compiled_on
+    when_en, when_zh = (f" (compiled {compiled})", f"（{compiled} 编制）") if compiled else ("", "")
+    inst = getattr(rec, "instance", None)
+    if inst is not None and first:
+        rest_en = f"; the figures below are for {first}: {inst.total_gpus} × {inst.gpu_display} ({inst.instance_type})"
+        rest_zh = f"；以下数字只针对 {first}：{inst.total_gpus} 张 {inst.gpu_display}（{inst.instance_type}）"
+    else:
+        rest_en, rest_zh = "; the plan below uses the catalog's GPUs", "；以下方案用目录中的 GPU"
+    return Text(en=f"Not comparable here: {names} is not in the Alibaba Cloud GPU catalog gpu-advisor carries{when_en}, "
+                   f"so it is neither sized nor priced{rest_en}.",
+                zh=f"无法对比：{'、'.join(off)} 不在 gpu-advisor 收录的阿里云 GPU 目录中{when_zh}，因此不估算也不报价{rest_zh}。")
+
+
 def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
                  plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
     """The comparison line, or None when the question compares no GPUs. ``plan_on`` answers the fields with another
-    GPU as the preference."""
+    GPU as the preference. A compared GPU the catalog lacks is said first as neither sized nor priced."""
     others = [h.matched for h in parsed.hints if h.kind == "gpu_compare"]
     first = fields.get("gpu_preference")
+    off = off_catalog_compared(parsed)
+    if off and (not others or not first or getattr(rec, "instance", None) is None):
+        return _off_catalog_text(off, first, rec)
     if not others or not first or getattr(rec, "instance", None) is None:
         return None
     rows = [_row(str(first), rec)] + [_row(g, plan_on({**fields, "gpu_preference": g})) for g in others]
@@ -114,8 +163,12 @@ def compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
                   + (f"，因此选 {as_asked[0]}" if priced else "；选择前请在控制台查价") + "。")
     else:
         end_en, end_zh = "", ""
-    return Text(en="Compared: " + "; ".join(r.en for r, _, _ in rows) + ". " + end_en,
+    line = Text(en="Compared: " + "; ".join(r.en for r, _, _ in rows) + ". " + end_en,
                 zh="对比：" + "；".join(r.zh for r, _, _ in rows) + "。" + end_zh)
+    if off:
+        head = _off_catalog_text(off, None, None)
+        line = Text(en=head.en.split(";")[0] + ". " + line.en, zh=head.zh.split("；")[0] + "。" + line.zh)
+    return line
 
 
 METHOD_NAMES = {"full": ("full fine-tuning", "全参微调"), "lora": ("LoRA", "LoRA"), "qlora": ("QLoRA", "QLoRA")}

@@ -168,10 +168,17 @@ _ASKED_AFTER = re.compile(r"^\s*(?:的)?\s*(?:显卡|卡|gpu|card)?\s*(?:能|可
 
 
 def _asks_availability(s: Scanner, m: re.Match[str]) -> bool:
-    """"有没有 80G 显存的卡", "is there a 96GB GPU": the question is whether such a card exists (lexicon
-    keywords.availability_before, matched on the words just before the memory), so no card of the user's and no count."""
-    availability = load_lexicon().keywords.get("availability_before")
-    return availability is not None and availability.search(s.text[max(0, m.start() - 40):m.start()]) is not None
+    """"有没有 80G 显存的卡", "is there a 96GB GPU available": the clause that states the memory asks whether the cloud
+    offers such a card (the lexicon's gpu_availability, as ask/verdict.py reads it for a named card), with no ownership
+    cue (owned_hardware) in the question: no card of the user's and no count of one."""
+    kw = load_lexicon().keywords
+    cue, mine = kw.get("gpu_availability"), kw.get("owned_hardware")
+    if cue is None or (mine is not None and mine.search(s.text)):
+        return False
+    marks = r"[，。；！？,;!?]"
+    start = max((x.end() for x in re.finditer(marks, s.text[:m.start()])), default=0)
+    after = re.search(marks, s.text[m.end():])
+    return cue.search(s.text[start:m.end() + after.start() if after else len(s.text)]) is not None
 
 
 def _owned_or_asked(s: Scanner, m: re.Match[str]) -> bool:

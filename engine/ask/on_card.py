@@ -30,6 +30,17 @@ def _days(low: float, high: float) -> tuple[str, str]:
 OWNED_CUE_WINDOW = 24   # characters between the end of an ownership cue and the GPU name it is about
 
 
+def _sold(name: str) -> bool:
+    """Whether the catalog resolves this GPU name."""
+    from gpu_advisor.kb.catalog_loader import load_catalog
+    from gpu_advisor.plan.preference import resolve_gpu_preference
+
+    try:
+        return bool(resolve_gpu_preference(load_catalog(), name.upper().replace(" ", "")))
+    except Exception:   # noqa: BLE001 - a name the catalog cannot resolve is no catalog card
+        return False
+
+
 def owned_catalog_gpu(parsed: Any) -> tuple[Any, str] | None:
     """(the catalog GPU, its name as written) when the question says that a GPU the catalog sells is the user's own
     ("我们有8张A100 80G", "服务器是8卡A800", "I have 8x A100"): the lexicon's owned_hardware cue ends at most
@@ -59,6 +70,9 @@ def owned_catalog_gpu(parsed: Any) -> tuple[Any, str] | None:
             before = clauses[-2][-OWNED_CUE_WINDOW:] + "，" + before
         if cue.search(before) is None:
             continue
+        named = load_lexicon().gpus.search(seen)
+        if named is not None and not _sold(named.group("gpu")):
+            continue   # "我们有 4 张 4090，还是租 A10": the owned card is not the catalog GPU preferred
         catalog = load_catalog()
         try:
             ids = resolve_gpu_preference(catalog, str(preference))

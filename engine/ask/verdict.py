@@ -60,9 +60,19 @@ def _asks_oom(parsed: ParsedQuestion) -> bool:
 def _off_catalog_gpu(parsed: ParsedQuestion) -> str | None:
     """A GPU the question names that the catalog does not sell by that name ("单张 4090 够吗", "one H20"), or None."""
     preference = parsed.workload_fields.get("gpu_preference")
-    if preference is not None and not re.fullmatch(r"\d+GB", str(preference)):
-        return None   # a catalog GPU; a memory size alone may stand for a card the catalog lacks ("4090 24G")
     from gpu_advisor.ask.lexicon import load_lexicon
+
+    if preference is not None and not re.fullmatch(r"\d+GB", str(preference)):
+        # a catalog GPU; a memory size alone may stand for a card the catalog lacks ("4090 24G"). A card the user says
+        # is theirs beside it ("我们有 4 张 4090，还是租 A10") is still the card the question is about
+        from gpu_advisor.kb.owned_gpus import find_owned_gpu
+
+        text = parsed.text.lower()
+        for hint in parsed.hints:
+            m = load_lexicon().gpus.search(hint.matched) if hint.kind == "gpu_preference" else None
+            if m and find_owned_gpu(m.group("gpu")) is not None and _owned_cue_before(text, text.find(m.group("gpu").lower())):
+                return m.group("gpu").upper().replace(" ", "")
+        return None
 
     for hint in parsed.hints:
         if hint.kind == "gpu_preference" and (m := load_lexicon().gpus.search(hint.matched)):
