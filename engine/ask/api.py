@@ -66,7 +66,9 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     or replaced by the task's typical one: the UnknownModelError (with the closest known names) goes to the caller,
     who refuses (--no-input, MCP, library) or asks (a terminal)."""
     fields = {**fields, "lang": lang}
-    refusal = unresolved_error(parsed, fields)
+    from gpu_advisor.ask.followup import follow_up_error
+
+    refusal = follow_up_error(parsed) or unresolved_error(parsed, fields)
     if refusal is not None:
         raise refusal
     from gpu_advisor.ask.alignment import offline_line, online_refusal
