@@ -67,6 +67,23 @@ def _cv_pick(r: Resolved, implied: dict, fld: str, given: object, default: objec
     return _pick(r, fld, given, default, en, zh)
 
 
+def _letterboxed(r: Resolved, frame: tuple, size: tuple) -> None:
+    """A served Ultralytics model runs at its own input size, not the camera's: predict and export letterbox every frame
+    to imgsz (640 by default, ultralytics/cfg/default.yaml; ultralytics/data/augment.py LetterBox), so a 1080p stream
+    costs the FLOPs of a 640 x 640 input. Said as a warning with how to run at the frame's size instead."""
+    r.settings["input_size"] = size
+    h, w = frame
+    ratio = (h * w) / (size[0] * size[1])
+    r.warnings.append(note(
+        "letterboxed_input",
+        f"input_size {h}x{w} is the frame size; Ultralytics predict / export letterbox each frame to imgsz = {size[1]} "
+        f"(ultralytics/cfg/default.yaml), so the model runs on {size[0]}x{size[1]}; exporting with imgsz={max(frame)} to "
+        f"run at the frame's size costs about {ratio:.1f}x the compute per frame.",
+        f"input_size {h}x{w} 是画面尺寸；Ultralytics 推理 / 导出时把每帧 letterbox 缩放到 imgsz = {size[1]}"
+        f"（ultralytics/cfg/default.yaml），模型按 {size[0]}x{size[1]} 计算；若以 imgsz={max(frame)} 导出、按原尺寸推理，"
+        f"每帧算力约为 {ratio:.1f} 倍。", "input_size", f"{size[0]}x{size[1]}"))
+
+
 def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     s, method, bb = r.settings, r.method, r.backbone
     assert method is not None and bb is not None
@@ -80,6 +97,9 @@ def _cv_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     size = list(method.default_input) if method.default_input else defaults.get("input_size", [512, 512])
     s["input_size"] = tuple(_cv_pick(r, implied, "input_size", w.input_size, tuple(size), f"usual crop ({why})",  # type: ignore[arg-type]
                                      f"常用裁剪尺寸（{why_zh}）"))
+    if (not r.training and method.train_defaults is not None and w.input_size is not None and method.default_input
+            and max(w.input_size) > max(method.default_input)):
+        _letterboxed(r, tuple(w.input_size), tuple(method.default_input))
     s["batch_size_per_gpu"] = _cv_pick(r, implied, "batch_size_per_gpu", w.batch_size_per_gpu, defaults.get("batch", 2),
                                        "usual images per GPU for this task", "该任务每卡常用图像数")
     if method.family != "classification" or w.task == Task.image_classification:
