@@ -117,8 +117,24 @@ def gpu_count_named(s: Scanner, m: re.Match[str]) -> None:
     gpu = m.group("gpu").upper().replace(" ", "")
     if m.groupdict().get("mem"):
         gpu = f"{gpu} {m.group('mem').strip(' -').upper()}"
+    if _machines_asked(s, m):
+        # "需要几台 8 卡 A100": 8 GPUs a machine, the machines are what is asked; the plan picks 8-GPU machines itself
+        s.hint("gpus_per_machine", m, f"'{m.group(0).strip()}' read as the GPUs of one machine; the number of machines "
+               "is what the answer gives.", f"“{m.group(0).strip()}”理解为每台机器的卡数；台数由答案给出。")
+        _prefer(s, m, gpu, claim=True)
+        return
     s.set("num_gpus", _int(m), m)
     _prefer(s, m, gpu, claim=False)
+
+
+def _machines_asked(s: Scanner, m: re.Match[str]) -> bool:
+    """The GPU count is of one machine and the number of machines is asked (lexicon machines_asked_before /
+    machine_noun_after): "需要几台 8 卡 A100", "how many 8x A100 80GB machines"."""
+    kw = load_lexicon().keywords
+    before, after = kw.get("machines_asked_before"), kw.get("machine_noun_after")
+    if before is None or not before.search(s.text[max(0, m.start() - 16):m.start()]):
+        return False
+    return after is None or not s.text[m.end():].strip() or bool(after.match(s.text[m.end():])) or "台" in s.text[max(0, m.start() - 16):m.start()]
 
 
 def gpu_named_memory(s: Scanner, m: re.Match[str]) -> None:
