@@ -733,6 +733,8 @@ EXTRACTORS: list[tuple[Callable[[], str], Callable[[Scanner, re.Match[str]], Non
     # "two 8-GPU machines", "one 8-GPU machine", "a single 8-GPU node": machines x GPUs per machine
     (lambda: rf"(?<![\w.])(?:a\s+)?(?P<nodes>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|one|a|an|single|two|three|four|five|six|eight|sixteen))\s*(?P<per>(?:\d{{1,4}}|[一二两三四五六七八九十]{{1,3}}|two|three|four|five|six|eight|sixteen))\s*-?\s*gpus?\s*(?:(?:nvidia\s*)?{_gpus_pattern()}(?P<mem>\s*-?\s*\d{{2,3}}\s*gb?\b)?\s*)?(?:nodes?|machines?|servers?|instances?|box(?:es)?)\b", gpus_nodes),
     (lambda: r"(?P<nodes>单|(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*机\s*(?P<total>(?:\d{1,4}|[一二两三四五六七八九十]{1,3}|two|three|four|five|six|eight|sixteen))\s*卡", nodes_total),
+    # "expert parallel 8", "EP=8", "专家并行 8": the routed experts split over that many GPUs (Workload.expert_parallel)
+    (lambda: r"(?:expert[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\bep(?=\s*[=:])|专家并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,4})\b", int_field("expert_parallel")),
     (lambda: r"(?:tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?|\btp(?:[\s_-]*size)?|张量并行(?:度|数)?)\s*(?:=|:|size|degree|of|为|是|设为)?\s*(?P<num>\d{1,3})\b", int_field("num_gpus")),
     # latency targets ("首token延迟要低于1秒", "TTFT under 500 ms", "p99 latency < 2s"): said back, not sized
     (lambda: r"(?:(?<![\w.])p\d{2}\s*)?(?:首\s*token|首字|ttft|time[\s-]*to[\s-]*first[\s-]*token|tpot|(?:p\d{2}\s*)?latency|延迟|时延|响应时间)\s*(?:延迟|时间)?\s*(?:要|需要|必须)?\s*(?:低于|小于|不超过|控制在|在|<=?|under|below|within|of|less than|at most)?\s*(?P<num>\d{1,6}(?:\.\d{1,3})?)\s*(?:ms|毫秒|s\b|秒|sec\w*)(?:\s*(?:以内|以下|内))?", latency_target),

@@ -39,7 +39,7 @@ def ui(key: str, lang: str) -> str:
 
 # Labels of fields that have no follow-up question (those take theirs from knowledge/ask/questions.yaml).
 FIELD_LABELS = {
-    "stage": ("Stage", "阶段"), "backbone": ("Backbone", "骨干网络"), "num_gpus": ("GPUs", "GPU 数"),
+    "stage": ("Stage", "阶段"), "backbone": ("Backbone", "骨干网络"), "num_gpus": ("GPUs", "GPU 数"), "expert_parallel": ("Expert parallel", "专家并行"),
     "optimizer": ("Optimizer", "优化器"), "gradient_checkpointing": ("Gradient checkpointing", "梯度检查点"),
     "lora_rank": ("LoRA rank", "LoRA 秩"), "distributed": ("Distributed", "分布式策略"),
     "pytorch_version": ("PyTorch", "PyTorch 版本"), "num_classes": ("Classes", "类别数"),

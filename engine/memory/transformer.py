@@ -318,7 +318,9 @@ def _expert_split(t: TransformerSpec, s: dict, st: StateBytes, params: float) ->
     """Model states per GPU under expert parallelism. A state ZeRO / FSDP already shards over all n GPUs stays 1/n:
     the routed experts are split over `expert_parallel` GPUs and sharded over the n / expert_parallel replicas of each
     (DeepSpeed-MoE expert-data-parallel groups), 1/n again. A replicated state keeps every non-expert parameter and
-    1/expert_parallel of the routed experts (LoRA adapters the same way)."""
+    1/expert_parallel of the routed experts (LoRA adapters the same way). The layers gathered in flight under ZeRO-3 /
+    FSDP hold this GPU's experts only (an expert-parallel group all-gathers its own experts' shards), so they shrink by
+    the same share."""
     f = expert_share(t, s, params)
     if f == 1.0:
         return st
@@ -328,7 +330,7 @@ def _expert_split(t: TransformerSpec, s: dict, st: StateBytes, params: float) ->
                       st.gradients if sharded(SHARD_GRAD) else st.gradients * f,
                       st.optimizer if sharded(SHARD_OPT) else st.optimizer * f,
                       st.master_weights if sharded(SHARD_OPT) else st.master_weights * f,
-                      st.ddp_buckets * f, st.gathered)
+                      st.ddp_buckets * f, st.gathered * f)
 
 
 def text_training(r: Resolved) -> TextParts:
