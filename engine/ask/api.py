@@ -17,7 +17,10 @@ LEAD_HINTS = ("text_length", "daily_average")   # "回答平均 300 字" read as
 def _recommend(workload: Any, lang: str) -> Any:
     """The advisor call; a seam that tests replace with a fake."""
     from gpu_advisor import recommend
+    from gpu_advisor.ask.exclude import EXCLUDED, knowledge_without
 
+    if ids := EXCLUDED.get():   # GPUs the question rules out: planned on the catalog without them
+        return recommend(workload, lang=lang, knowledge=knowledge_without(ids))
     return recommend(workload, lang=lang)
 
 
@@ -65,6 +68,16 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     """Run the advisor on the fields. A model or backbone name the knowledge base does not know is never dropped
     or replaced by the task's typical one: the UnknownModelError (with the closest known names) goes to the caller,
     who refuses (--no-input, MCP, library) or asks (a terminal)."""
+    from gpu_advisor.ask.exclude import EXCLUDED, excluded_ids
+
+    token = EXCLUDED.set(excluded_ids(parsed))
+    try:
+        return _recommend_fields(parsed, fields, lang)
+    finally:
+        EXCLUDED.reset(token)
+
+
+def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
     fields = {**fields, "lang": lang}
     refusal = unresolved_error(parsed, fields)
     if refusal is not None:
@@ -119,6 +132,10 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
         lines.insert(0 if rdma_asked_first(parsed) else min(1, len(lines)), net)
     from gpu_advisor.ask.verdict import limits_line
 
+    from gpu_advisor.ask.exclude import excluded_line
+
+    if (ruled_out := excluded_line(parsed, rec)) is not None:   # "不要用 A100": said first
+        lines.insert(0, ruled_out)
     if (limits := limits_line(parsed, rec, [*lines, *rec.lead])) is not None:   # a budget / deadline said back
         lines.append(limits)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan

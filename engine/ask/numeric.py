@@ -94,6 +94,11 @@ def _catalog_gpu(gpu: str) -> bool:
 
 
 def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:
+    from gpu_advisor.ask.exclude import exclude, excluded_cue
+
+    if excluded_cue(s, m):   # "不要用 A100", "除了 H100 之外", "not A100": ruled out, never the preference
+        exclude(s, m, gpu, _catalog_gpu(gpu))
+        return
     if _catalog_gpu(gpu):
         s.set("gpu_preference", gpu, m)
         s.hint("gpu_preference", m, f"You mentioned {gpu}: the advisor checks whether it holds the job and uses it if so.",
