@@ -89,6 +89,7 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
     rec = _recommend(validate_fields(fields), lang)
     if not hasattr(rec, "lead"):
         return rec
+    fields, rec, one = one_machine(parsed, fields, rec, lang)
     from gpu_advisor.ask.alignment import with_offline_method
 
     # DPO / KTO / ORPO: what the method adds, said first; its extras in the per-GPU figures when they still fit
@@ -142,6 +143,8 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
         lines.append(window)
     if pref is not None:   # DPO / KTO / ORPO: what the method adds
         lines.insert(1 if lines and pref[1] else 0, pref[0])   # first when it no longer fits the lead
+    if one is not None:   # "不用多机": the single-machine plan, said first
+        lines.insert(0, one)
     lines = [part for t in lines for part in _lines(t)]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
@@ -149,6 +152,26 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
     lines += [h.text for h in parsed.hints if h.kind in LEAD_HINTS]   # a conversion that set a field: its ratio
     lines += _default_model_line(parsed, fields, rec)
     return rec if not lines else rec.model_copy(update={"lead": [*lines, *rec.lead]})
+
+
+def one_machine(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, lang: str) -> tuple[dict[str, Any], Any, Any]:
+    """"不用多机", "single machine only" (lexicon single_node): a plan on several machines is replanned on one
+    (num_nodes 1: the planner's full machine, or its note that none holds the job); the line that says so, or None."""
+    from gpu_advisor.util.i18n import Text
+
+    if not any(h.kind == "single_node" for h in parsed.hints) or fields.get("num_nodes") is not None:
+        return fields, rec, None
+    inst = getattr(rec, "instance", None)
+    nodes = inst.total_gpus // max(1, inst.gpus_per_node) if inst is not None else 1
+    if nodes <= 1:
+        yes_en, yes_zh = ("Yes: ", "可以：") if parsed.yes_no and inst is not None else ("", "")
+        return fields, rec, Text(en=f"{yes_en}One machine, as asked: the plan below fits in one instance.",
+                                 zh=f"{yes_zh}按要求只用一台机器：下面的方案在一台实例内即可。")
+    one = {**fields, "num_nodes": 1}
+    rec = _recommend(validate_fields(one), lang)
+    return one, rec, Text(en=f"One machine, as asked: the cheapest plan needed {nodes} machines; the plan below is the one "
+                             "on a single instance (num_nodes 1).",
+                          zh=f"按要求只用一台机器：最便宜的方案需要 {nodes} 台；下面是单台实例的方案（num_nodes 1）。")
 
 
 def _asks_commitment(parsed: ParsedQuestion) -> bool:
