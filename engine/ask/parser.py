@@ -205,6 +205,7 @@ def parse_question(text: str) -> ParsedQuestion:
     lang = detect_lang(text)
     s = Scanner(text)
     read_typos(s)
+    _claim_markers(s)
     implied = run_keywords(s)
     run_numeric(s)
     find_population(s)
@@ -234,6 +235,15 @@ def parse_question(text: str) -> ParsedQuestion:
                           other_language=other_language(text), other_models=s.fields.get("_other_models", []),
                           alignment=s.fields.get("_alignment"),
                           yes_no=_yes_no(s.text))
+
+
+def _claim_markers(s: Scanner) -> None:
+    """Ticket ids, list markers and "24x7" (lexicon keywords.not_a_quantity, always_on) count nothing of the job:
+    claimed before any quantity is read, so they set no field and are not listed as numbers not used."""
+    kw = load_lexicon().keywords
+    for name in ("not_a_quantity", "always_on"):
+        for m in list(s.matches(kw[name])):
+            s.claim(m)
 
 
 def _yes_no(text: str) -> bool:
