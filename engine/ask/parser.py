@@ -244,6 +244,14 @@ def _claim_markers(s: Scanner) -> None:
     for name in ("not_a_quantity", "always_on"):
         for m in list(s.matches(kw[name])):
             s.claim(m)
+    listed, want = [], 1   # "1) ... 2) ...": the markers that count 1, 2, ... in order, when there are at least two
+    for m in s.matches(kw["list_marker"]):
+        if int(m.group("n")) == want:
+            listed.append(m)
+            want += 1
+    if len(listed) >= 2:
+        for m in listed:
+            s.claim(m)
 
 
 def _yes_no(text: str) -> bool:
