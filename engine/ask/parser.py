@@ -241,9 +241,12 @@ def _claim_markers(s: Scanner) -> None:
     """Ticket ids, list markers and "24x7" (lexicon keywords.not_a_quantity, always_on) count nothing of the job:
     claimed before any quantity is read, so they set no field and are not listed as numbers not used."""
     kw = load_lexicon().keywords
-    for name in ("not_a_quantity", "always_on"):
+    said = {"not_a_quantity": ("read as a ticket / order id: it sizes nothing", "理解为工单 / 订单编号：不参与估算"),
+            "always_on": ("read as running around the clock (a service is priced by the month, 24×7)",
+                          "理解为全天候运行（服务按月、24×7 计价）")}
+    for name, (en, zh) in said.items():
         for m in list(s.matches(kw[name])):
-            s.claim(m)
+            s.hint(name, m, f"'{m.group(0).strip()}' {en}.", f"“{m.group(0).strip()}”{zh}。")
     listed, want = [], 1   # "1) ... 2) ...": the markers that count 1, 2, ... in order, when there are at least two
     for m in s.matches(kw["list_marker"]):
         if int(m.group("n")) == want:
@@ -252,6 +255,9 @@ def _claim_markers(s: Scanner) -> None:
     if len(listed) >= 2:
         for m in listed:
             s.claim(m)
+        shown = " ".join(m.group(0).strip() for m in listed)
+        s.hints.append(Hint("list_marker", shown, Text(en=f"'{shown}' read as list markers: they size nothing.",
+                                                       zh=f"“{shown}”理解为列表序号：不参与估算。")))
 
 
 def _yes_no(text: str) -> bool:
