@@ -135,8 +135,8 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
 
     from gpu_advisor.ask.exclude import excluded_line
 
-    if (ruled_out := excluded_line(parsed, rec)) is not None:   # "不要用 A100": said first
-        lines.insert(0, ruled_out)
+    if (ruled_out := excluded_line(parsed, rec)) is not None:   # "不要用 A100": said first (after a yes / no verdict)
+        lines.insert(1 if parsed.yes_no and lines else 0, ruled_out)
     if (limits := limits_line(parsed, rec, [*lines, *rec.lead])) is not None:   # a budget / deadline said back
         lines.append(limits)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
