@@ -164,9 +164,11 @@ def one_machine(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, lang: 
     inst = getattr(rec, "instance", None)
     nodes = inst.total_gpus // max(1, inst.gpus_per_node) if inst is not None else 1
     if nodes <= 1:
-        yes_en, yes_zh = ("Yes: ", "可以：") if parsed.yes_no and inst is not None else ("", "")
-        return fields, rec, Text(en=f"{yes_en}One machine, as asked: the plan below fits in one instance.",
-                                 zh=f"{yes_zh}按要求只用一台机器：下面的方案在一台实例内即可。")
+        if parsed.yes_no and inst is not None:
+            return fields, rec, Text(en="Yes, one machine is enough: the plan below fits in one instance.",
+                                     zh="可以，一台机器即可：下面的方案在一台实例内。")
+        return fields, rec, Text(en="One machine, as asked: the plan below fits in one instance.",
+                                 zh="按要求只用一台机器：下面的方案在一台实例内即可。")
     one = {**fields, "num_nodes": 1}
     rec = _recommend(validate_fields(one), lang)
     return one, rec, Text(en=f"One machine, as asked: the cheapest plan needed {nodes} machines; the plan below is the one "

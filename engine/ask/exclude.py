@@ -12,7 +12,6 @@ from gpu_advisor.ask.lexicon import load_lexicon
 from gpu_advisor.ask.parsed import Hint, Scanner
 from gpu_advisor.util.i18n import Text
 
-CLAUSE_END = re.compile(r"[,，。;；!?！？()（）]")
 # the catalog GPU ids ruled out while one question is answered (every plan_on of ask/api.recommend_fields)
 EXCLUDED: ContextVar[frozenset[str]] = ContextVar("excluded_gpus", default=frozenset())
 
@@ -20,7 +19,7 @@ EXCLUDED: ContextVar[frozenset[str]] = ContextVar("excluded_gpus", default=froze
 def excluded_cue(s: Scanner, m: re.Match[str]) -> bool:
     """Whether the GPU named at m is ruled out: a negator (keywords.negated) or an exclusion word of the lexicon right
     before it in its clause, or an exclusion word right after it; not in an A-not-A question ("要不要用 A100")."""
-    from gpu_advisor.ask.keywords import negated
+    from gpu_advisor.ask.keywords import CLAUSE_END, negated
 
     kw = load_lexicon().keywords
     before = CLAUSE_END.split(s.text[max(0, m.start() - 24):m.start()])[-1]
