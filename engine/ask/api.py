@@ -17,7 +17,10 @@ LEAD_HINTS = ("text_length", "daily_average")   # "回答平均 300 字" read as
 def _recommend(workload: Any, lang: str) -> Any:
     """The advisor call; a seam that tests replace with a fake."""
     from gpu_advisor import recommend
+    from gpu_advisor.ask.exclude import EXCLUDED, knowledge_without
 
+    if ids := EXCLUDED.get():   # GPUs the question rules out: planned on the catalog without them
+        return recommend(workload, lang=lang, knowledge=knowledge_without(ids))
     return recommend(workload, lang=lang)
 
 
@@ -65,6 +68,16 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     """Run the advisor on the fields. A model or backbone name the knowledge base does not know is never dropped
     or replaced by the task's typical one: the UnknownModelError (with the closest known names) goes to the caller,
     who refuses (--no-input, MCP, library) or asks (a terminal)."""
+    from gpu_advisor.ask.exclude import EXCLUDED, excluded_ids
+
+    token = EXCLUDED.set(excluded_ids(parsed))
+    try:
+        return _recommend_fields(parsed, fields, lang)
+    finally:
+        EXCLUDED.reset(token)
+
+
+def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
     fields = {**fields, "lang": lang}
     from gpu_advisor.ask.followup import follow_up_error
 
@@ -78,6 +91,7 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     rec = _recommend(validate_fields(fields), lang)
     if not hasattr(rec, "lead"):
         return rec
+    fields, rec, one = one_machine(parsed, fields, rec, lang)
     from gpu_advisor.ask.alignment import with_offline_method
 
     # DPO / KTO / ORPO: what the method adds, said first; its extras in the per-GPU figures when they still fit
@@ -121,12 +135,18 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
         lines.insert(0 if rdma_asked_first(parsed) else min(1, len(lines)), net)
     from gpu_advisor.ask.verdict import limits_line
 
+    from gpu_advisor.ask.exclude import excluded_line
+
+    if (ruled_out := excluded_line(parsed, rec)) is not None:   # "不要用 A100": said first (after a yes / no verdict)
+        lines.insert(1 if parsed.yes_no and lines else 0, ruled_out)
     if (limits := limits_line(parsed, rec, [*lines, *rec.lead])) is not None:   # a budget / deadline said back
         lines.append(limits)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan
         lines.append(window)
     if pref is not None:   # DPO / KTO / ORPO: what the method adds
         lines.insert(1 if lines and pref[1] else 0, pref[0])   # first when it no longer fits the lead
+    if one is not None:   # "不用多机": the single-machine plan, said first
+        lines.insert(0, one)
     lines = [part for t in lines for part in _lines(t)]
     # the parser's assumptions that decide the answer (training or serving, the users served at once) are said with the
     # finding, not only in what-I-understood
@@ -134,6 +154,28 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
     lines += [h.text for h in parsed.hints if h.kind in LEAD_HINTS]   # a conversion that set a field: its ratio
     lines += _default_model_line(parsed, fields, rec)
     return rec if not lines else rec.model_copy(update={"lead": [*lines, *rec.lead]})
+
+
+def one_machine(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any, lang: str) -> tuple[dict[str, Any], Any, Any]:
+    """"不用多机", "single machine only" (lexicon single_node): a plan on several machines is replanned on one
+    (num_nodes 1: the planner's full machine, or its note that none holds the job); the line that says so, or None."""
+    from gpu_advisor.util.i18n import Text
+
+    if not any(h.kind == "single_node" for h in parsed.hints) or fields.get("num_nodes") is not None:
+        return fields, rec, None
+    inst = getattr(rec, "instance", None)
+    nodes = inst.total_gpus // max(1, inst.gpus_per_node) if inst is not None else 1
+    if nodes <= 1:
+        if parsed.yes_no and inst is not None:
+            return fields, rec, Text(en="Yes, one machine is enough: the plan below fits in one instance.",
+                                     zh="可以，一台机器即可：下面的方案在一台实例内。")
+        return fields, rec, Text(en="One machine, as asked: the plan below fits in one instance.",
+                                 zh="按要求只用一台机器：下面的方案在一台实例内即可。")
+    one = {**fields, "num_nodes": 1}
+    rec = _recommend(validate_fields(one), lang)
+    return one, rec, Text(en=f"One machine, as asked: the cheapest plan needed {nodes} machines; the plan below is the one "
+                             "on a single instance (num_nodes 1).",
+                          zh=f"按要求只用一台机器：最便宜的方案需要 {nodes} 台；下面是单台实例的方案（num_nodes 1）。")
 
 
 def _asks_commitment(parsed: ParsedQuestion) -> bool:

@@ -50,6 +50,14 @@ def billing_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
         elif line is not None:
             en.append(f"spot: {line.note.en}")
             zh.append(f"抢占式：{line.note.zh}")
+        if month:   # a service: spot can be taken back at any time, which a 24x7 service alone cannot take
+            en.append("but a spot instance can be reclaimed (released 5 minutes after the interruption notice, once its "
+                      "protected first hour is over), so a service on spot alone goes down when it is: keep the "
+                      "replicas that must stay up on pay-as-you-go (or subscription) and add spot ones only for extra "
+                      "capacity (an Auto Provisioning group mixes the two and falls back to pay-as-you-go)")
+            zh.append("但抢占式实例随时可能被回收（中断通知后 5 分钟释放，默认保护期 1 小时之后），只用抢占式的服务会随之中断："
+                      "必须常在线的副本用按量付费（或包年包月），抢占式只用于额外容量（弹性供应组可混合两者，并在抢占式不足时"
+                      "改用按量付费）")
     if commit:
         line = opt.purchase("savings_plan")
         en.append("the catalog has no subscription (monthly / yearly) price for GPU types")

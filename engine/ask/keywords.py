@@ -303,6 +303,10 @@ def extract_flags(s: Scanner, lex: Lexicon) -> None:
     if m := s.first(kw["no_rdma"]):   # "没有RDMA": said back with the answer's inter-node verdict (ask/network.py)
         s.hint("no_rdma", m, "Your machines have no RDMA: the answer says what that means for this job over TCP.",
                "你的机器没有 RDMA：答案会说明本作业走 TCP 的影响。")
+    if m := s.first(kw["single_node"]):   # "不用多机", "single machine only": one instance (ask/api.one_machine)
+        s.hint("single_node", m, "One machine only, as asked: a plan on several machines is replaced by the one that fits "
+               "one machine, or the answer says none does.", "按要求只用一台机器：多机方案会换成单机方案；单机放不下时会说明。",
+               claim=False)
     no, yes = s.first(kw["interruptible_no"]), s.first(kw["interruptible_yes"])
     if no:
         s.set("interruptible", False, no)

@@ -94,6 +94,11 @@ def _catalog_gpu(gpu: str) -> bool:
 
 
 def _prefer(s: Scanner, m: re.Match[str], gpu: str, claim: bool) -> None:
+    from gpu_advisor.ask.exclude import exclude, excluded_cue
+
+    if excluded_cue(s, m):   # "不要用 A100", "除了 H100 之外", "not A100": ruled out, never the preference
+        exclude(s, m, gpu, _catalog_gpu(gpu))
+        return
     if _catalog_gpu(gpu):
         s.set("gpu_preference", gpu, m)
         s.hint("gpu_preference", m, f"You mentioned {gpu}: the advisor checks whether it holds the job and uses it if so.",
@@ -631,6 +636,9 @@ def nodes_only(s: Scanner, m: re.Match[str]) -> None:
 
 
 def multi_node(s: Scanner, m: re.Match[str]) -> None:
+    if any(h.kind == "single_node" for h in s.hints):   # "不用多机", "no multi-node": one machine, no multi-node note
+        s.claim(m)
+        return
     s.hint("multi_node", m, "Multi-node training: whether the nodes need RDMA / eRDMA depends on the gradient "
            "traffic per step against its compute; say how many nodes to size it.",
            "多机训练：节点之间是否必须 RDMA / eRDMA 取决于每步梯度通信量与计算时间之比；请说明几台机器以便估算。")

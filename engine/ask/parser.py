@@ -205,6 +205,7 @@ def parse_question(text: str) -> ParsedQuestion:
     lang = detect_lang(text)
     s = Scanner(text)
     read_typos(s)
+    _claim_markers(s)
     implied = run_keywords(s)
     run_numeric(s)
     find_population(s)
@@ -217,6 +218,7 @@ def parse_question(text: str) -> ParsedQuestion:
         from gpu_advisor.ask.parsed import Hint
         s.hints.insert(0, Hint("language", "", Text(en=OTHER_LANGUAGE_NOTE, zh=OTHER_LANGUAGE_NOTE)))
     assumed = _assume(s) + population
+    _refuse_out_of_scope(s, assumed)
     _refuse_no_job(s, assumed)
     _compared_gpus(s)
     _bare_image_size(s)
@@ -233,6 +235,29 @@ def parse_question(text: str) -> ParsedQuestion:
                           other_language=other_language(text), other_models=s.fields.get("_other_models", []),
                           alignment=s.fields.get("_alignment"),
                           yes_no=_yes_no(s.text))
+
+
+def _claim_markers(s: Scanner) -> None:
+    """Ticket ids, list markers and "24x7" (lexicon keywords.not_a_quantity, always_on) count nothing of the job:
+    claimed before any quantity is read, so they set no field and are not listed as numbers not used."""
+    kw = load_lexicon().keywords
+    said = {"not_a_quantity": ("read as a ticket / order id: it sizes nothing", "理解为工单 / 订单编号：不参与估算"),
+            "always_on": ("read as running around the clock (a service is priced by the month, 24×7)",
+                          "理解为全天候运行（服务按月、24×7 计价）")}
+    for name, (en, zh) in said.items():
+        for m in list(s.matches(kw[name])):
+            s.hint(name, m, f"'{m.group(0).strip()}' {en}.", f"“{m.group(0).strip()}”{zh}。")
+    listed, want = [], 1   # "1) ... 2) ...": the markers that count 1, 2, ... in order, when there are at least two
+    for m in s.matches(kw["list_marker"]):
+        if int(m.group("n")) == want:
+            listed.append(m)
+            want += 1
+    if len(listed) >= 2:
+        for m in listed:
+            s.claim(m)
+        shown = " ".join(m.group(0).strip() for m in listed)
+        s.hints.append(Hint("list_marker", shown, Text(en=f"'{shown}' read as list markers: they size nothing.",
+                                                       zh=f"“{shown}”理解为列表序号：不参与估算。")))
 
 
 def _yes_no(text: str) -> bool:
@@ -428,16 +453,63 @@ def closest_models(name: str, pool: str, n: int = 5, family: str | None = None) 
     return out[:n]
 
 
+def _no_job(s: Scanner, assumed: list[Assumed]) -> bool:
+    """The question states no job: the task was assumed, nothing but a GPU, a region or a count was read, and no
+    training or serving word is written ("训练 ... A100 x 8" is a job, if a vague one)."""
+    stated = {u.field for u in s.understood}
+    if not any(a.field == "task" for a in assumed) or stated - {"gpu_preference", "region", "num_gpus"}:
+        return False
+    kw = load_lexicon().keywords
+    return not any(s.first(kw[k]) for k in ("training", "inference", "pretrain", "finetune"))
+
+
+HOW_TO_ASK_EN = ("To get a recommendation, say what you want to train or serve (model, data, load), e.g. 'serve "
+                 "Qwen2.5-7B for 20 concurrent users' or 'fine-tune Llama 3.1 8B with LoRA'.")
+HOW_TO_ASK_ZH = "如需推荐配置，请说明要训练或部署什么（模型、数据、负载），例如“部署 Qwen2.5-7B，并发 20”或“LoRA 微调 Llama 3.1 8B”。"
+
+
+def _refuse_out_of_scope(s: Scanner, assumed: list[Assumed]) -> None:
+    """"我的发票怎么开？", "How do I install the CUDA driver?", "杭州 A10 有库存吗？": a support-desk topic the advisor does
+    not answer (lexicon keywords.out_of_scope) and no job: a short reply saying what the tool does, never a plan for
+    a default job. A GPU named gets its catalog list prices (not stock)."""
+    m = load_lexicon().keywords["out_of_scope"].search(s.text)
+    if m is None or not _no_job(s, assumed):
+        return
+    said = m.group(0).strip()
+    facts_en = facts_zh = ""
+    if gpu := s.fields.get("gpu_preference"):
+        from gpu_advisor.ask.catalog_facts import named_gpu_prices
+        from gpu_advisor.kb.catalog_loader import load_catalog
+
+        price_en, price_zh = named_gpu_prices(s, load_catalog(), str(gpu))
+        if price_en:
+            facts_en = f" What the catalog records (list prices, not live stock or quotas):{price_en}"
+            facts_zh = f"目录记录的信息（目录价，不是实时库存或配额）：{price_zh}"
+    raise WorkloadError(
+        f"question: gpu-advisor sizes GPU servers for a training or serving job (instance type, GPU count, memory, time, "
+        f"price); it does not answer questions about '{said}' (invoices, refunds, account and billing issues, stock, "
+        f"quotas, driver installation, logins): use the Alibaba Cloud console or open a support ticket for that.{facts_en} "
+        + HOW_TO_ASK_EN,
+        f"问题：gpu-advisor 只为训练或部署作业估算 GPU 服务器（规格、卡数、显存、时间、价格），不回答关于“{said}”的问题"
+        f"（发票、退款、账号与账单、库存、配额、驱动安装、登录等），请在阿里云控制台处理或提交工单。{facts_zh}" + HOW_TO_ASK_ZH,
+        field="question")
+
+
 def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
     """A question about a GPU and nothing else ("我只有 H100，可以在阿里云买到吗？") names no job: answering it with the
-    default task's plan would answer another question. Say which GPUs the catalog has instead."""
-    stated = {u.field for u in s.understood}
-    gpu_notes = [h for h in s.hints if h.kind == "gpu_preference"]
-    if not gpu_notes or not any(a.field == "task" for a in assumed) or stated - {"gpu_preference", "region", "num_gpus"}:
+    default task's plan would answer another question. Say which GPUs the catalog has instead; the facts of an
+    instance type named ("ecs.gn8is-8x.32xlarge 有几张卡"); the cheapest priced types when that is asked."""
+    gpu_notes = [h for h in s.hints if h.kind in ("gpu_preference", "gpu_excluded")]
+    if not _no_job(s, assumed):
         return
-    kw = load_lexicon().keywords
-    if any(s.first(kw[k]) for k in ("training", "inference", "pretrain", "finetune")):
-        return   # "训练 ... A100 x 8": a job, if a vague one, answered with the stated assumptions
+    if not gpu_notes:
+        if load_lexicon().keywords["cheapest_listing"].search(s.text):
+            from gpu_advisor.ask.catalog_facts import cheapest_types
+
+            cheap_en, cheap_zh = cheapest_types(s)
+            raise WorkloadError(f"question: {cheap_en}{HOW_TO_ASK_EN[0].lower()}{HOW_TO_ASK_EN[1:]}",
+                                f"问题：{cheap_zh}{HOW_TO_ASK_ZH}", field="question")
+        return
     from gpu_advisor.kb.catalog_loader import load_catalog
 
     from gpu_advisor.plan.preference import resolve_gpu_preference
@@ -462,8 +534,11 @@ def _refuse_no_job(s: Scanner, assumed: list[Assumed]) -> None:
     status_zh = (f"目录中有 {gpu}。" if sold else f"gpu-advisor 的阿里云目录中没有 {gpu}（阿里云的页面和 API 未以此名称列出）。")
     from gpu_advisor.ask.catalog_facts import named_gpu_prices
 
+    from gpu_advisor.ask.catalog_facts import named_type_facts
+
     price_en, price_zh = named_gpu_prices(s, catalog, gpu)
-    status_en, status_zh = status_en + price_en, status_zh + price_zh
+    type_en, type_zh = named_type_facts(s, catalog)
+    status_en, status_zh = type_en + status_en + price_en, type_zh + status_zh + price_zh
     raise WorkloadError(
         f"question: {status_en} The GPUs it lists by name: {', '.join(named)}; GPUs Alibaba does not name, by memory: "
         f"{unnamed_en}. To get a recommendation, say what you want to train or serve (model, data), e.g. 'fine-tune "
