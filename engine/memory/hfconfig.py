@@ -54,6 +54,11 @@ CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
                     "tie_word_embeddings": True},
     "gemma2": {"vocab_size": 256_000, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
                "sliding_window": 4096, "max_position_embeddings": 8192, "tie_word_embeddings": True},
+    # transformers LlamaConfig (github.com/huggingface/transformers/blob/008e574391258935f3ecc3035c882e73bbcac419/
+    # src/transformers/models/llama/configuration_llama.py): llava-hf/llava-1.5-7b-hf's text_config names only vocab
+    # and positions; num_key_value_heads None = num_attention_heads, head_dim None = hidden / heads
+    "llama": {"vocab_size": 32_000, "hidden_size": 4096, "intermediate_size": 11_008, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": False},
     "siglip_vision_model": {"hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
                             "num_attention_heads": 12, "image_size": 224, "patch_size": 16, "num_channels": 3},
 }
@@ -136,7 +141,8 @@ class Counted:
 def text_part(cfg: dict) -> dict:
     """The language model's config: `text_config` / `llm_config` of a VLM, else the file itself."""
     for k in ("text_config", "llm_config", "language_config"):
-        if isinstance(cfg.get(k), dict) and cfg[k].get("hidden_size"):
+        if isinstance(cfg.get(k), dict) and (cfg[k].get("hidden_size")
+                                             or CLASS_DEFAULTS.get(str(cfg[k].get("model_type")), {}).get("hidden_size")):
             merged = {**{kk: v for kk, v in cfg.items() if kk not in (k, "vision_config")}, **cfg[k]}
             return _with_defaults(merged, cfg[k].get("model_type"))
     return _with_defaults(cfg, cfg.get("model_type"))
