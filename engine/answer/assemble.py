@@ -89,8 +89,7 @@ def _text(text: Text, facts: dict[str, Any], shown: dict[str, str] | None = None
     if len(_pieces(text.zh)) == 1 and len(_pieces(text.en)) == 1:
         return text  # no placeholder: the (frozen) text itself
     shown = {} if shown is None else shown
-    # both strings are built here from validated templates: constructed without revalidating them
-    return Text.model_construct(zh=interpolate(text.zh, facts, shown), en=interpolate(text.en, facts, shown))
+    return Text(zh=interpolate(text.zh, facts, shown), en=interpolate(text.en, facts, shown))
 
 
 def _shard_added(planned: Any, asked: Any) -> bool:
@@ -224,16 +223,12 @@ def _trace(kb: Knowledge, firings: list[Firing], facts: dict[str, Any]) -> tuple
         p = prepared[f.rule_id]
         rule = p.rule
         why = rule.why if p.why_fixed else _text(rule.why, facts, shown)
-        # every value is already of its field's type (rule files are validated when loaded; the firing's matched facts
-        # are a fresh dict of checked facts): constructed without revalidating ~20 entries an answer
-        trace.append(TraceEntry.model_construct(rule_id=rule.id, title=rule.title, why=why, matched=dict(f.matched),
-                                                derived=list(f.derived), asserted=list(p.asserted),
-                                                sources=list(rule.sources)))
+        trace.append(TraceEntry(rule_id=rule.id, title=rule.title, why=why, matched=f.matched,
+                                derived=list(f.derived), asserted=list(p.asserted), sources=rule.sources))
         if p.item is not None:
             items.append(p.item)
         elif rule.then.advice is not None and rule.then.section is not None:
-            items.append(Item.model_construct(section=rule.then.section, rule_id=rule.id,
-                                              text=_text(rule.then.advice, facts, shown)))
+            items.append(Item(section=rule.then.section, rule_id=rule.id, text=_text(rule.then.advice, facts, shown)))
     return trace, items
 
 
