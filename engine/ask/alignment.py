@@ -135,6 +135,34 @@ def online_refusal(method: str | None, fields: dict[str, Any]) -> WorkloadError 
     return WorkloadError(en, zh, field="finetune_method")
 
 
+def compute_factor(method: str | None, finetune_method: str | None) -> tuple[float, Any]:
+    """Compute per example of an offline method over one supervised sequence, from first principles (Kaplan et al.
+    2020: forward 2N, backward 4N FLOPs per token; LoRA 4N in all, no weight gradients): the policy's forward and
+    backward on each of the pair's sequences, plus the frozen reference's forward (2N) on each. DPO full:
+    2 x (6N + 2N) / 6N = 2.67; DPO LoRA: 2 x (4N + 2N) / 4N = 3.0. (1.0, None) for anything else."""
+    entry = method_entry(method)
+    if entry is None or entry.extra.get("kind") != "offline":
+        return 1.0, None
+    from gpu_advisor.util.i18n import note
+
+    ft = str(finetune_method or "full")
+    seqs = int(entry.extra.get("sequences", 1))
+    per_token = 6.0 if ft == "full" else 4.0
+    ref = 2.0 if entry.extra.get("reference") else 0.0
+    factor = seqs * (per_token + ref) / per_token
+    if abs(factor - 1.0) < 1e-9:
+        return 1.0, None
+    ref_en = f" + the frozen reference's forward {ref:g}N" if ref else ""
+    ref_zh = f" + 冻结参考模型前向 {ref:g}N" if ref else ""
+    return factor, note(
+        "time_alignment", f"{entry.value}: each sample is {seqs} sequence(s), each costing the policy's "
+        f"{per_token:g}N FLOPs per token{ref_en} (forward 2N, backward 4N; Kaplan et al. 2020, arXiv:2001.08361): "
+        f"time and cost are x {factor:.2f} those of supervised fine-tuning on the same samples.",
+        f"{entry.value}：每个样本 {seqs} 条序列，每条每 token 策略模型 {per_token:g}N FLOPs{ref_zh}（前向 2N、反向 4N；"
+        f"Kaplan et al. 2020，arXiv:2001.08361）：耗时与费用为同样样本监督微调的 {factor:.2f} 倍。",
+        "finetune_method", ft)
+
+
 def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
     """What an offline preference method adds to the supervised fine-tuning figures of the leading option, and
     whether the leading option still holds the job with it."""
@@ -166,13 +194,22 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
         more_en, more_zh = (f" (+{act:.1f} GiB of activations)", f"（激活 +{act:.1f} GiB）") if act >= 0.05 else ("", "")
         what_en.append(f"each pair's chosen and rejected sequences in one forward{more_en}")
         what_zh.append(f"每对样本的 chosen 与 rejected 两条序列一起前向{more_zh}")
-    fits = need <= cap
+    # the yes / no is decided on the planning (upper) estimate, as the planner decides (plan/planner.fits): the
+    # central figure plus the family's margin, the margin applied to the method's extras too
+    from gpu_advisor.plan.planner import upper_gib
+
+    pm = rec.planned_memory
+    margin = (pm.allocated_upper_gib - 0.25) / pm.allocated_peak_gib if pm.allocated_upper_gib and pm.allocated_peak_gib else 1.0
+    upper = upper_gib(pm) + (ref_gpu + act) * max(1.0, margin)
+    fits = need <= cap and upper <= opt.gpu_memory_gib
     sft = opt.planned_mem_gib
-    verdict_en = (f"about {need:.1f} GiB per GPU of {opt.gpu_memory_gib:g} GB on {n} × {opt.gpu_display}, "
+    up_en = f", up to {upper:.1f} GiB at the planning (upper) estimate" if upper - need >= 0.05 else ""
+    up_zh = f"，按规划（上限）估计最多 {upper:.1f} GiB" if upper - need >= 0.05 else ""
+    verdict_en = (f"about {need:.1f} GiB per GPU{up_en}, of {opt.gpu_memory_gib:g} GB on {n} × {opt.gpu_display}, "
                   + (f"which still fits (the per-GPU figures of this answer include it; supervised fine-tuning alone "
                      f"{sft:.1f} GiB)" if fits else "which does not fit: use ZeRO-3 / FSDP (shards the reference), "
                      "precompute the reference log-probs (TRL precompute_ref_log_probs=True) or LoRA"))
-    verdict_zh = (f"{n} 张 {opt.gpu_display} 上每卡约 {need:.1f} GiB / {opt.gpu_memory_gib:g} GB，"
+    verdict_zh = (f"{n} 张 {opt.gpu_display} 上每卡约 {need:.1f} GiB{up_zh} / {opt.gpu_memory_gib:g} GB，"
                   + (f"仍放得下（本答案的每卡显存已含这部分；仅监督微调为 {sft:.1f} GiB）" if fits
                      else "放不下：改用 ZeRO-3 / FSDP（参考模型一并分片）、预先计算参考模型的 log-prob"
                      "（TRL precompute_ref_log_probs=True）或 LoRA"))
@@ -184,9 +221,9 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
     return _OfflineLine(Text(
         en=f"{entry.value} on {name}, beyond supervised fine-tuning: {verdict_en}. It keeps {'; '.join(what_en)}. "
            f"Compute per {unit_en} is about {factor:.1f}x a supervised sample's ({seqs} sequence(s){ref_en}); the "
-           "time figures below count one supervised sequence per sample.",
+           "time and cost figures below include it.",
         zh=f"{name} 的 {entry.value}（在监督微调之上）：{verdict_zh}。另需：{'；'.join(what_zh)}。"
-           f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列{ref_zh}）；下面的耗时按每个样本一条监督序列计。"),
+           f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列{ref_zh}）；下面的耗时与费用已按此计入。"),
         fits, ref_gpu, act)
 
 
