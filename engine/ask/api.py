@@ -117,7 +117,7 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
     from gpu_advisor.ask.asked import asked_line, count_line, memory_line, window_line
     from gpu_advisor.ask.billing import billing_line, budget_route_line, platform_line, savings_line
     from gpu_advisor.ask.capacity import capacity_line
-    from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
+    from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line, strategy_compare_line
     from gpu_advisor.ask.scaleout import scale_out
     from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line, draft_plan
 
@@ -135,7 +135,7 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
                          savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), together,
                          None if scale else count_line(parsed, rec), concurrency_line(parsed, rec), None if together else verdict(parsed, rec),
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
-                         method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
+                         method_compare_line(parsed, fields, rec, plan_on), strategy_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale) if t]
     from gpu_advisor.ask.verdict import SPOT_YES_EN
 
