@@ -205,14 +205,35 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
     sft = opt.planned_mem_gib
     up_en = f", up to {upper:.1f} GiB at the planning (upper) estimate" if upper - need >= 0.05 else ""
     up_zh = f"，按规划（上限）估计最多 {upper:.1f} GiB" if upper - need >= 0.05 else ""
-    verdict_en = (f"about {need:.1f} GiB per GPU{up_en}, of {opt.gpu_memory_gib:g} GB on {n} × {opt.gpu_display}, "
-                  + (f"which still fits (the per-GPU figures of this answer include it; supervised fine-tuning alone "
-                     f"{sft:.1f} GiB)" if fits else "which does not fit: use ZeRO-3 / FSDP (shards the reference), "
-                     "precompute the reference log-probs (TRL precompute_ref_log_probs=True) or LoRA"))
-    verdict_zh = (f"{n} 张 {opt.gpu_display} 上每卡约 {need:.1f} GiB{up_zh} / {opt.gpu_memory_gib:g} GB，"
-                  + (f"仍放得下（本答案的每卡显存已含这部分；仅监督微调为 {sft:.1f} GiB）" if fits
-                     else "放不下：改用 ZeRO-3 / FSDP（参考模型一并分片）、预先计算参考模型的 log-prob"
-                     "（TRL precompute_ref_log_probs=True）或 LoRA"))
+    # what brings it under the card: only the remedies that apply to this job
+    fix_en, fix_zh = [], []
+    if ref and n > 1 and dist not in SHARDED:
+        fix_en.append("ZeRO-3 / FSDP (shards the reference)")
+        fix_zh.append("ZeRO-3 / FSDP（参考模型一并分片）")
+    if ref:
+        fix_en.append("precomputed reference log-probs (TRL precompute_ref_log_probs=True)")
+        fix_zh.append("预先计算参考模型的 log-prob（TRL precompute_ref_log_probs=True）")
+    if ft == "full":
+        fix_en.append("LoRA")
+        fix_zh.append("LoRA")
+    if not job.gradient_checkpointing:
+        fix_en.append("gradient checkpointing")
+        fix_zh.append("梯度检查点")
+    fix_en.append("a GPU with more memory")
+    fix_zh.append("显存更大的卡")
+    central = need <= cap
+    if fits:
+        tail_en = f"which still fits (the per-GPU figures of this answer include it; supervised fine-tuning alone {sft:.1f} GiB)"
+        tail_zh = f"仍放得下（本答案的每卡显存已含这部分；仅监督微调为 {sft:.1f} GiB）"
+    elif central:
+        tail_en = ("tight: within the card at the central estimate but not at the planning (upper) one; measure one "
+                   f"batch first, and on OOM use {' or '.join(fix_en)}")
+        tail_zh = f"偏紧：中间估计放得下，规划（上限）估计放不下；先实测一个批次，OOM 时改用{'或'.join(fix_zh)}"
+    else:
+        tail_en = f"which does not fit: use {' or '.join(fix_en)}"
+        tail_zh = f"放不下：改用{'或'.join(fix_zh)}"
+    verdict_en = f"about {need:.1f} GiB per GPU{up_en}, of {opt.gpu_memory_gib:g} GB on {n} × {opt.gpu_display}, {tail_en}"
+    verdict_zh = f"{n} 张 {opt.gpu_display} 上每卡约 {need:.1f} GiB{up_zh} / {opt.gpu_memory_gib:g} GB，{tail_zh}"
     unit_en = "pair" if seqs > 1 else "example"
     unit_zh = "对" if seqs > 1 else "条"
     name = str(rec.workload.get("model") or prof.display)
@@ -224,13 +245,14 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
            "time and cost figures below include it.",
         zh=f"{name} 的 {entry.value}（在监督微调之上）：{verdict_zh}。另需：{'；'.join(what_zh)}。"
            f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列{ref_zh}）；下面的耗时与费用已按此计入。"),
-        fits, ref_gpu, act)
+        fits, ref_gpu, act, central)
 
 
 class _OfflineLine(tuple):   # (line, fits, reference GiB per GPU, extra activation GiB): unpacks as (line, fits)
-    def __new__(cls, line: Text, fits: bool, ref_gpu: float, act: float) -> "_OfflineLine":
+    def __new__(cls, line: Text, fits: bool, ref_gpu: float, act: float, central: bool | None = None) -> "_OfflineLine":
         obj = super().__new__(cls, (line, fits))
         obj.ref_gpu, obj.act = ref_gpu, act
+        obj.central = fits if central is None else central   # within the card at the central estimate
         return obj
 
 
@@ -238,7 +260,7 @@ def with_offline_method(line: Any, rec: Any) -> Any:
     """The recommendation with an offline method's resident extras (offline_line: the frozen reference's share, the
     second sequence's activations) in the leading option's per-GPU figures, when it still fits: one per-GPU figure in
     the answer, the method's. One that no longer fits keeps the supervised figures; its line says what to do."""
-    if line is None or not line[1] or rec.planned_memory is None or rec.instance is None:
+    if line is None or not getattr(line, "central", line[1]) or rec.planned_memory is None or rec.instance is None:
         return rec
     extra = line.ref_gpu + line.act
     if extra < 0.05:
