@@ -326,6 +326,11 @@ def _cards_facts(kb_catalog: Any, job: Job, the_plan: Plan | None) -> dict[str, 
     if the_plan is not None and the_plan.preferred:
         gpus = kb_catalog.gpus if kb_catalog is not None else {}
         names = sorted(gpus[g].display_name if g in gpus else g for g in the_plan.preferred)
+        from gpu_advisor.plan.stated import _memory_class
+
+        if len(names) > 1 and _memory_class(job.workload.gpu_preference):
+            # "H100 80GB": a GPU the catalog lacks, checked on the catalog's cards of its memory: say the memory
+            names = [f"{str(job.workload.gpu_preference).upper().replace('GB', ' GB')} GPU (" + " / ".join(names) + ")"]
         why = [r.reason for r in the_plan.rejected if r.gpu.id in the_plan.preferred]
         if why:
             reason_en, reason_zh = "; ".join(t.en for t in why), "；".join(t.zh for t in why)

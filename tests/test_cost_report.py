@@ -138,12 +138,14 @@ def test_partial_renders_nothing_without_a_report():
     assert render(None, "en").strip() == ""
 
 
-def test_spot_range_spans_alibabas_published_floor_to_full_price_plus_rework():
+def test_spot_range_spans_alibabas_published_floor_to_full_price_capped_at_payg():
     from gpu_advisor.costing.models import Range
 
     line = spot_line(10.0, Range(low=10, high=20), True, None)
     assert line.total.low == pytest.approx(10 * 10 * 0.10)
-    assert line.total.high > 20 * 10  # rework after interruptions on top of the full price
+    # full price plus rework would exceed pay-as-you-go, which is then the choice: capped there, and said
+    assert line.total.high == pytest.approx(20 * 10)
+    assert "capped at the pay-as-you-go total" in line.note.en
     assert not spot_line(10.0, Range(low=10, high=20), False, None).available
 
 

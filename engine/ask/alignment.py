@@ -135,6 +135,34 @@ def online_refusal(method: str | None, fields: dict[str, Any]) -> WorkloadError 
     return WorkloadError(en, zh, field="finetune_method")
 
 
+def compute_factor(method: str | None, finetune_method: str | None) -> tuple[float, Any]:
+    """Compute per example of an offline method over one supervised sequence, from first principles (Kaplan et al.
+    2020: forward 2N, backward 4N FLOPs per token; LoRA 4N in all, no weight gradients): the policy's forward and
+    backward on each of the pair's sequences, plus the frozen reference's forward (2N) on each. DPO full:
+    2 x (6N + 2N) / 6N = 2.67; DPO LoRA: 2 x (4N + 2N) / 4N = 3.0. (1.0, None) for anything else."""
+    entry = method_entry(method)
+    if entry is None or entry.extra.get("kind") != "offline":
+        return 1.0, None
+    from gpu_advisor.util.i18n import note
+
+    ft = str(finetune_method or "full")
+    seqs = int(entry.extra.get("sequences", 1))
+    per_token = 6.0 if ft == "full" else 4.0
+    ref = 2.0 if entry.extra.get("reference") else 0.0
+    factor = seqs * (per_token + ref) / per_token
+    if abs(factor - 1.0) < 1e-9:
+        return 1.0, None
+    ref_en = f" + the frozen reference's forward {ref:g}N" if ref else ""
+    ref_zh = f" + 冻结参考模型前向 {ref:g}N" if ref else ""
+    return factor, note(
+        "time_alignment", f"{entry.value}: each sample is {seqs} sequence(s), each costing the policy's "
+        f"{per_token:g}N FLOPs per token{ref_en} (forward 2N, backward 4N; Kaplan et al. 2020, arXiv:2001.08361): "
+        f"time and cost are x {factor:.2f} those of supervised fine-tuning on the same samples.",
+        f"{entry.value}：每个样本 {seqs} 条序列，每条每 token 策略模型 {per_token:g}N FLOPs{ref_zh}（前向 2N、反向 4N；"
+        f"Kaplan et al. 2020，arXiv:2001.08361）：耗时与费用为同样样本监督微调的 {factor:.2f} 倍。",
+        "finetune_method", ft)
+
+
 def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
     """What an offline preference method adds to the supervised fine-tuning figures of the leading option, and
     whether the leading option still holds the job with it."""
@@ -166,16 +194,46 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
         more_en, more_zh = (f" (+{act:.1f} GiB of activations)", f"（激活 +{act:.1f} GiB）") if act >= 0.05 else ("", "")
         what_en.append(f"each pair's chosen and rejected sequences in one forward{more_en}")
         what_zh.append(f"每对样本的 chosen 与 rejected 两条序列一起前向{more_zh}")
-    fits = need <= cap
+    # the yes / no is decided on the planning (upper) estimate, as the planner decides (plan/planner.fits): the
+    # central figure plus the family's margin, the margin applied to the method's extras too
+    from gpu_advisor.plan.planner import upper_gib
+
+    pm = rec.planned_memory
+    margin = (pm.allocated_upper_gib - 0.25) / pm.allocated_peak_gib if pm.allocated_upper_gib and pm.allocated_peak_gib else 1.0
+    upper = upper_gib(pm) + (ref_gpu + act) * max(1.0, margin)
+    fits = need <= cap and upper <= opt.gpu_memory_gib
     sft = opt.planned_mem_gib
-    verdict_en = (f"about {need:.1f} GiB per GPU of {opt.gpu_memory_gib:g} GB on {n} × {opt.gpu_display}, "
-                  + (f"which still fits (the per-GPU figures of this answer include it; supervised fine-tuning alone "
-                     f"{sft:.1f} GiB)" if fits else "which does not fit: use ZeRO-3 / FSDP (shards the reference), "
-                     "precompute the reference log-probs (TRL precompute_ref_log_probs=True) or LoRA"))
-    verdict_zh = (f"{n} 张 {opt.gpu_display} 上每卡约 {need:.1f} GiB / {opt.gpu_memory_gib:g} GB，"
-                  + (f"仍放得下（本答案的每卡显存已含这部分；仅监督微调为 {sft:.1f} GiB）" if fits
-                     else "放不下：改用 ZeRO-3 / FSDP（参考模型一并分片）、预先计算参考模型的 log-prob"
-                     "（TRL precompute_ref_log_probs=True）或 LoRA"))
+    up_en = f", up to {upper:.1f} GiB at the planning (upper) estimate" if upper - need >= 0.05 else ""
+    up_zh = f"，按规划（上限）估计最多 {upper:.1f} GiB" if upper - need >= 0.05 else ""
+    # what brings it under the card: only the remedies that apply to this job
+    fix_en, fix_zh = [], []
+    if ref and n > 1 and dist not in SHARDED:
+        fix_en.append("ZeRO-3 / FSDP (shards the reference)")
+        fix_zh.append("ZeRO-3 / FSDP（参考模型一并分片）")
+    if ref:
+        fix_en.append("precomputed reference log-probs (TRL precompute_ref_log_probs=True)")
+        fix_zh.append("预先计算参考模型的 log-prob（TRL precompute_ref_log_probs=True）")
+    if ft == "full":
+        fix_en.append("LoRA")
+        fix_zh.append("LoRA")
+    if not job.gradient_checkpointing:
+        fix_en.append("gradient checkpointing")
+        fix_zh.append("梯度检查点")
+    fix_en.append("a GPU with more memory")
+    fix_zh.append("显存更大的卡")
+    central = need <= cap
+    if fits:
+        tail_en = f"which still fits (the per-GPU figures of this answer include it; supervised fine-tuning alone {sft:.1f} GiB)"
+        tail_zh = f"仍放得下（本答案的每卡显存已含这部分；仅监督微调为 {sft:.1f} GiB）"
+    elif central:
+        tail_en = ("tight: within the card at the central estimate but not at the planning (upper) one; measure one "
+                   f"batch first, and on OOM use {' or '.join(fix_en)}")
+        tail_zh = f"偏紧：中间估计放得下，规划（上限）估计放不下；先实测一个批次，OOM 时改用{'或'.join(fix_zh)}"
+    else:
+        tail_en = f"which does not fit: use {' or '.join(fix_en)}"
+        tail_zh = f"放不下：改用{'或'.join(fix_zh)}"
+    verdict_en = f"about {need:.1f} GiB per GPU{up_en}, of {opt.gpu_memory_gib:g} GB on {n} × {opt.gpu_display}, {tail_en}"
+    verdict_zh = f"{n} 张 {opt.gpu_display} 上每卡约 {need:.1f} GiB{up_zh} / {opt.gpu_memory_gib:g} GB，{tail_zh}"
     unit_en = "pair" if seqs > 1 else "example"
     unit_zh = "对" if seqs > 1 else "条"
     name = str(rec.workload.get("model") or prof.display)
@@ -184,16 +242,17 @@ def offline_line(method: str | None, rec: Any) -> tuple[Text, bool] | None:
     return _OfflineLine(Text(
         en=f"{entry.value} on {name}, beyond supervised fine-tuning: {verdict_en}. It keeps {'; '.join(what_en)}. "
            f"Compute per {unit_en} is about {factor:.1f}x a supervised sample's ({seqs} sequence(s){ref_en}); the "
-           "time figures below count one supervised sequence per sample.",
+           "time and cost figures below include it.",
         zh=f"{name} 的 {entry.value}（在监督微调之上）：{verdict_zh}。另需：{'；'.join(what_zh)}。"
-           f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列{ref_zh}）；下面的耗时按每个样本一条监督序列计。"),
-        fits, ref_gpu, act)
+           f"每{unit_zh}样本的计算量约为监督微调一条样本的 {factor:.1f} 倍（{seqs} 条序列{ref_zh}）；下面的耗时与费用已按此计入。"),
+        fits, ref_gpu, act, central)
 
 
 class _OfflineLine(tuple):   # (line, fits, reference GiB per GPU, extra activation GiB): unpacks as (line, fits)
-    def __new__(cls, line: Text, fits: bool, ref_gpu: float, act: float) -> "_OfflineLine":
+    def __new__(cls, line: Text, fits: bool, ref_gpu: float, act: float, central: bool | None = None) -> "_OfflineLine":
         obj = super().__new__(cls, (line, fits))
         obj.ref_gpu, obj.act = ref_gpu, act
+        obj.central = fits if central is None else central   # within the card at the central estimate
         return obj
 
 
@@ -201,7 +260,7 @@ def with_offline_method(line: Any, rec: Any) -> Any:
     """The recommendation with an offline method's resident extras (offline_line: the frozen reference's share, the
     second sequence's activations) in the leading option's per-GPU figures, when it still fits: one per-GPU figure in
     the answer, the method's. One that no longer fits keeps the supervised figures; its line says what to do."""
-    if line is None or not line[1] or rec.planned_memory is None or rec.instance is None:
+    if line is None or not getattr(line, "central", line[1]) or rec.planned_memory is None or rec.instance is None:
         return rec
     extra = line.ref_gpu + line.act
     if extra < 0.05:

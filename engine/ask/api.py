@@ -8,6 +8,8 @@ from gpu_advisor.ask.parsed import ParsedQuestion
 from gpu_advisor.ask.verdict import verdict
 from gpu_advisor.ask.parser import parse_question, validate_fields
 from gpu_advisor.errors import UnknownModelError
+from gpu_advisor.util.i18n import Text
+from gpu_advisor.workload import enum_value
 
 
 LEAD_ASSUMPTIONS = ("task", "concurrent_users")
@@ -65,6 +67,21 @@ def _lines(t: Any) -> list[Any]:
 
 
 def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
+    """_recommend_fields with an offline preference method's compute per sample (DPO: two sequences and a reference
+    forward) in every time and cost the advisor gives for this question."""
+    from gpu_advisor.ask.alignment import compute_factor
+    from gpu_advisor.costing.timing import SAMPLE_COMPUTE
+
+    factor = compute_factor(parsed.alignment, fields.get("finetune_method")) \
+        if fields.get("task") != "inference" else (1.0, None)
+    token = SAMPLE_COMPUTE.set(factor)
+    try:
+        return _recommend_fields(parsed, fields, lang)
+    finally:
+        SAMPLE_COMPUTE.reset(token)
+
+
+def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
     """Run the advisor on the fields. A model or backbone name the knowledge base does not know is never dropped
     or replaced by the task's typical one: the UnknownModelError (with the closest known names) goes to the caller,
     who refuses (--no-input, MCP, library) or asks (a terminal)."""
@@ -96,11 +113,25 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
 
     # DPO / KTO / ORPO: what the method adds, said first; its extras in the per-GPU figures when they still fit
     pref = offline_line(parsed.alignment, rec)
+    if pref is not None and not pref[1] and not fields.get("distributed") and rec.planned_memory is not None \
+            and enum_value(rec.planned_memory.profile.job.distributed, "none") not in ("zero3", "fsdp"):
+        # the method's frozen reference does not fit beside ZeRO-1/2's whole-per-GPU copy: ZeRO-3 shards it too
+        sharded = _recommend(validate_fields({**fields, "distributed": "zero3"}), lang)
+        line = offline_line(parsed.alignment, sharded) if hasattr(sharded, "lead") else None
+        if line is not None and line[1]:
+            from gpu_advisor.ask.alignment import _OfflineLine
+
+            was = enum_value(rec.planned_memory.profile.job.distributed, "ddp")
+            text = Text(en=f"Sized with ZeRO-3 / FSDP, not stated: under {was} the frozen reference model stays whole on "
+                           f"every GPU and the job does not fit; ZeRO-3 shards it like the policy. " + line[0].en,
+                        zh=f"按 ZeRO-3 / FSDP 估算（未说明）：在 {was} 下冻结的参考模型每卡一整份，放不下；ZeRO-3 把它与策略模型"
+                           "一并分片。" + line[0].zh)
+            rec, pref = sharded, _OfflineLine(text, True, line.ref_gpu, line.act)
     rec = with_offline_method(pref, rec)
     from gpu_advisor.ask.asked import asked_line, count_line, memory_line, window_line
     from gpu_advisor.ask.billing import billing_line, budget_route_line, platform_line, savings_line
     from gpu_advisor.ask.capacity import capacity_line
-    from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line
+    from gpu_advisor.ask.compare import compare_line, method_compare_line, method_default_line, strategy_compare_line
     from gpu_advisor.ask.scaleout import scale_out
     from gpu_advisor.ask.colocate import colocated_line, concurrency_line, draft_line, draft_plan
 
@@ -118,7 +149,7 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
                          savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), together,
                          None if scale else count_line(parsed, rec), concurrency_line(parsed, rec), None if together else verdict(parsed, rec),
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
-                         method_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
+                         method_compare_line(parsed, fields, rec, plan_on), strategy_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale) if t]
     from gpu_advisor.ask.verdict import SPOT_YES_EN
 

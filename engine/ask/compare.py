@@ -176,14 +176,15 @@ ALTERNATIVE = re.compile(r"还是|或者|或|\bor\b|\bvs\.?|versus|/|和|\band\b
 NEGATED = re.compile(r"(?:不用|不做|不要|不|没有|没|\bno|\bnot|\bwithout)\s*$", re.IGNORECASE)
 
 
-def _methods_asked(parsed: ParsedQuestion) -> list[str]:
-    """The fine-tuning methods a question weighs against each other ("全参微调还是LoRA", "full fine-tuning or LoRA?"):
-    two different methods of the lexicon joined by an alternative word, neither negated; else []."""
+def _methods_asked(parsed: ParsedQuestion, field: str = "finetune_method") -> list[str]:
+    """The fine-tuning methods (or, with ``field="distributed"``, the sharding strategies) a question weighs against
+    each other ("全参微调还是LoRA", "full fine-tuning or LoRA?", "ZeRO-2 还是 ZeRO-3"): two different values of the
+    lexicon's enum joined by an alternative word, neither negated; else []."""
     from gpu_advisor.ask.lexicon import load_lexicon
 
     text = parsed.text
     found: list[tuple[int, int, str]] = []
-    for entry in load_lexicon().enums["finetune_method"]:
+    for entry in load_lexicon().enums[field]:
         for m in entry.pattern.finditer(text):
             if not NEGATED.search(text[max(0, m.start() - 8):m.start()]):
                 found.append((m.start(), m.end(), entry.value))
@@ -192,6 +193,65 @@ def _methods_asked(parsed: ParsedQuestion) -> list[str]:
         if a != b and ALTERNATIVE.search(text[end:start]) and len(text[end:start]) <= 12:
             return [a, b]
     return []
+
+
+# What each strategy shards and moves per step, Rajbhandari et al. 2019 (arXiv:1910.02054) sec. 5 and 7: DDP and
+# ZeRO-1 / ZeRO-2 move 2 x params per step (a reduce-scatter and an all-gather, the all-reduce of DDP), ZeRO-3 3 x
+# (a parameter all-gather in forward and again in backward); PyTorch FSDP FULL_SHARD is ZeRO-3's layout, SHARD_GRAD_OP
+# ZeRO-2's (PyTorch FSDP docs, ShardingStrategy).
+STRATEGY_NAMES = {"ddp": ("DDP", "DDP"), "zero1": ("ZeRO-1", "ZeRO-1"), "zero2": ("ZeRO-2", "ZeRO-2"),
+                  "zero3": ("ZeRO-3", "ZeRO-3"), "fsdp": ("FSDP (FULL_SHARD)", "FSDP（FULL_SHARD）")}
+STRATEGY_TRAFFIC = {"ddp": 2.0, "zero1": 2.0, "zero2": 2.0, "zero3": 3.0, "fsdp": 3.0}
+
+
+def strategy_compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,
+                          plan_on: Callable[[dict[str, Any]], Any]) -> Text | None:
+    """"ZeRO-2 还是 ZeRO-3", "ZeRO-3 or FSDP?": the job planned with each strategy named, what each needs per GPU and
+    costs, and which to take: the least traffic among those that hold the job on the same GPUs. The parser keeps one
+    strategy as the Workload's value; the other is planned here, never dropped."""
+    named = _methods_asked(parsed, "distributed")
+    if not named or getattr(rec, "instance", None) is None:
+        return None
+    from gpu_advisor.workload import enum_value
+
+    rows, held = [], []
+    for strategy in named:
+        other = rec if fields.get("distributed") == strategy else plan_on({**fields, "distributed": strategy})
+        inst = getattr(other, "instance", None)
+        en_name, zh_name = STRATEGY_NAMES.get(strategy, (strategy, strategy))
+        if inst is None:
+            rows.append(Text(en=f"{en_name}: no configuration in the catalog holds it", zh=f"{zh_name}：目录中没有放得下的配置"))
+            continue
+        got = enum_value(other.planned_memory.profile.job.distributed, strategy) if other.planned_memory else strategy
+        used_en = "" if got == strategy else f" (it needs {STRATEGY_NAMES.get(got, (got,))[0]} there)"
+        used_zh = "" if got == strategy else f"（需改用 {STRATEGY_NAMES.get(got, (got, got))[1]}）"
+        price_en, price_zh, _ = _price_text(other)
+        rows.append(Text(en=f"{en_name}: {inst.total_gpus} × {inst.gpu_display}, about {inst.planned_mem_gib:.1f} GiB "
+                            f"per GPU{used_en}, {price_en}",
+                         zh=f"{zh_name}：{inst.total_gpus} 张 {inst.gpu_display}，每卡约 {inst.planned_mem_gib:.1f} GiB"
+                            f"{used_zh}，{price_zh}"))
+        if got == strategy:
+            held.append((STRATEGY_TRAFFIC.get(strategy, 3.0), inst.total_gpus, en_name, zh_name))
+    same = {"zero3", "fsdp"} == set(named)
+    if same:
+        end_en = (" ZeRO-3 and FSDP FULL_SHARD shard the same states (weights, gradients, optimizer) and move the same "
+                  "3 x params per step, so memory and time are the same: take the one your trainer uses (DeepSpeed "
+                  "config vs PyTorch FSDP / accelerate).")
+        end_zh = ("ZeRO-3 与 FSDP FULL_SHARD 分片的状态相同（权重、梯度、优化器），每步通信同为 3 倍参数量，显存与耗时相同："
+                  "按你的训练框架选（DeepSpeed 配置或 PyTorch FSDP / accelerate）。")
+    elif len(held) == 1 and len(named) > 1:
+        end_en = f" Take {held[0][2]}: the only one of them that holds the job as named."
+        end_zh = f"选 {held[0][3]}：其中只有它按所述放得下此作业。"
+    elif held:
+        best = min(held)
+        end_en = (f" Take {best[2]}: it holds the job and moves the least per step (DDP / ZeRO-1 / ZeRO-2 2 x params, "
+                  "ZeRO-3 3 x: a parameter all-gather in forward and backward; Rajbhandari et al. 2019, arXiv:1910.02054).")
+        end_zh = (f"选 {best[3]}：它放得下且每步通信最少（DDP / ZeRO-1 / ZeRO-2 为 2 倍参数量，ZeRO-3 为 3 倍：前向与反向各一次"
+                  "参数 all-gather；Rajbhandari et al. 2019，arXiv:1910.02054）。")
+    else:
+        end_en = end_zh = ""
+    return Text(en="Compared: " + "; ".join(r.en for r in rows) + "." + end_en,
+                zh="对比：" + "；".join(r.zh for r in rows) + "。" + end_zh)
 
 
 def method_compare_line(parsed: ParsedQuestion, fields: dict[str, Any], rec: Any,

@@ -284,9 +284,15 @@ def extract_peft_other(s: Scanner) -> None:
             s.claim(m)
             kind_en = "generates rollouts while training" if entry.extra.get("kind") == "online" else "trains on fixed examples"
             kind_zh = "训练中在线生成 rollout" if entry.extra.get("kind") == "online" else "在固定样本上训练"
-            s.note_unused(m.group(0), f"{entry.value}: a preference / RL method ({kind_en}); what it adds to supervised "
-                          "fine-tuning of the same model is stated with the answer",
-                          f"{entry.value}：偏好 / 强化学习方法（{kind_zh}）；它在同一模型监督微调之上增加的部分随答案给出")
+            if entry.extra.get("kind") == "offline":   # used: sized as supervised fine-tuning plus what it adds
+                s.hint("alignment", m, f"{entry.value}: a preference method ({kind_en}); sized as fine-tuning of the "
+                       "same model plus what it adds (its sequences per sample, a reference model), stated with the answer",
+                       f"{entry.value}：偏好方法（{kind_zh}）；按同一模型的微调估算，并计入它增加的部分（每个样本的序列数、"
+                       "参考模型），随答案给出")
+            else:
+                s.note_unused(m.group(0), f"{entry.value}: a preference / RL method ({kind_en}); what it adds to supervised "
+                              "fine-tuning of the same model is stated with the answer",
+                              f"{entry.value}：偏好 / 强化学习方法（{kind_zh}）；它在同一模型监督微调之上增加的部分随答案给出")
         else:
             s.claim(m)
     if m := s.first(PEFT_OTHER):

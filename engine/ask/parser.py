@@ -555,9 +555,12 @@ def _served_alignment(s: Scanner) -> None:
     del s.fields["_alignment"]
     from gpu_advisor.ask.parsed import Unused
 
-    s.unused = [Unused(u.matched, Text(en=f"{method}: how the served model was trained; it sizes nothing here",
-                                       zh=f"{method}：所部署模型的训练方式；不影响此处的估算"))
-                if u.why.en.startswith(f"{method}: a preference") else u for u in s.unused]
+    why = Text(en=f"{method}: how the served model was trained; it sizes nothing here",
+               zh=f"{method}：所部署模型的训练方式；不影响此处的估算")
+    s.unused = [Unused(u.matched, why) if u.why.en.startswith(f"{method}: a preference") else u for u in s.unused]
+    said = [h for h in s.hints if h.kind == "alignment"]   # an offline method, said as used: not when serving
+    s.hints = [h for h in s.hints if h.kind != "alignment"]
+    s.unused += [Unused(h.matched, why) for h in said]
 
 
 def _refuse_unsupported(s: Scanner) -> None:

@@ -75,9 +75,18 @@ def spot_line(hourly: float | None, hours: Range | None, interruptible: bool,
     if hourly is None or hours is None:
         return _SPOT_NO_TOTAL
     low_f, high_f, why = _spot_fraction(observed)
-    total = Range(low=hours.low * hourly * low_f, high=(hours.high + rework_hours(hours.high)) * hourly * high_f)
+    # spot never bills above pay-as-you-go an hour; with the worst rework at that ceiling spot would cost more than
+    # pay-as-you-go for the job, which is then the better choice: the spot range ends at the pay-as-you-go total
+    raw_high = (hours.high + rework_hours(hours.high)) * hourly * high_f
+    payg_high = hours.high * hourly
+    total = Range(low=hours.low * hourly * low_f, high=min(raw_high, payg_high))
+    cap_en = cap_zh = ""
+    if raw_high > payg_high:
+        cap_en = ("; the upper end is capped at the pay-as-you-go total: at a spot price near pay-as-you-go, with "
+                  "rework, pay-as-you-go costs less, so use it")
+        cap_zh = "；上限取按量付费总价：抢占式价格接近按量价格时，算上返工反而更贵，应改用按量付费"
     return PurchaseLine(model="spot", total=total, hourly=Range(low=hourly * low_f, high=hourly * high_f),
-                        note=Text(en=f"{why.en}; {_SPOT_REWORK.en}", zh=f"{why.zh}；{_SPOT_REWORK.zh}"))
+                        note=Text(en=f"{why.en}; {_SPOT_REWORK.en}{cap_en}", zh=f"{why.zh}；{_SPOT_REWORK.zh}{cap_zh}"))
 
 
 @lru_cache(maxsize=8)  # the report asks for utilisation 1.0 once per option

@@ -9,6 +9,8 @@ The low end uses the high utilisation, scaling and peak, the high end the low on
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -254,6 +256,12 @@ def _batch_inference_time(candidate: Any, job: Any) -> TimeEstimate:
                         gpu_hours=wall.scale(gpus), wall_hours=wall, notes=notes + peak_notes)
 
 
+# A training method that computes more per sample than one supervised sequence (DPO: a pair's two sequences plus a
+# frozen reference forward, gpu_advisor.ask.alignment.compute_factor): set for one advisor call by the caller that
+# knows the method (the Workload has no field for it); 1.0 otherwise.
+SAMPLE_COMPUTE: ContextVar[tuple[float, Note | None]] = ContextVar("sample_compute", default=(1.0, None))
+
+
 def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     """The wall-clock and GPU-hour range of one option, or what is missing to compute it."""
     w = candidate.variant.workload
@@ -281,7 +289,10 @@ def estimate_time(candidate: Any, job: Any) -> TimeEstimate:
     share = token_share(job, w)
     attention = attention_flops_per_sample(candidate.estimate.profile, (w.seq_len or 0) * share)
     per_sample = candidate.estimate.train_flops_per_sample * lora * share
-    flops = (per_sample + attention) * samples * epochs * recompute
+    method_factor, method_note = SAMPLE_COMPUTE.get()
+    flops = (per_sample + attention) * samples * epochs * recompute * method_factor
+    if method_note is not None and method_factor != 1.0:
+        notes.append(method_note)
     if attention >= 0.1 * (per_sample + attention):
         notes.append(_attention_note(attention / (per_sample + attention), w.seq_len * share))
     util = utilisation_for(family, w, candidate.gpu)

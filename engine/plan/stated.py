@@ -95,6 +95,13 @@ def relax_stated_strategy(catalog: Catalog, the_plan: Plan, job: Job, region: st
     return free
 
 
+def _memory_class(pref: object) -> bool:
+    """A GPU preference that is a memory size only ("80GB": from a GPU the catalog does not name, e.g. "H100 80GB")."""
+    import re
+
+    return bool(re.fullmatch(r"\s*\d+(?:\.\d+)?\s*G(?:B|iB)?\s*", str(pref or ""), re.I))
+
+
 def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, memo: dict, hosts: dict) -> Plan:
     """``the_plan`` when it has an option or the user fixed no count; else the plan with the count free, with the
     reason the stated count fails said first (its first deadline note). ``job.workload`` keeps the stated count."""
@@ -135,7 +142,11 @@ def relax_stated_count(catalog: Catalog, the_plan: Plan, job: Job, region: str, 
         if reason is not None:  # why the offload step is no plan either (the planner's words)
             need_en += f"; {reason.en}"
             need_zh += f"；{reason.zh}"
-    if asked:
+    if asked and len({g.display_name for g in asked}) > 1 and _memory_class(w.gpu_preference):
+        # "H100 80GB": a GPU the catalog lacks, checked on its memory class; no catalog GPU was named by the user
+        head_en = f"On the {count_en} you stated, no {card.memory_gb:g} GB GPU (the memory of the GPU you named) can hold this job"
+        head_zh = f"按你给出的 {count_zh}，{card.memory_gb:g} GB 的卡（你所说 GPU 的显存）放不下此作业"
+    elif asked:
         head_en = f"On the {count_en} you stated, the {card.display_name} cannot hold this job"
         head_zh = f"按你给出的 {count_zh}，{card.display_name} 放不下此作业"
     else:
