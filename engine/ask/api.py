@@ -67,7 +67,7 @@ def _lines(t: Any) -> list[Any]:
 
 
 def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
-    """_recommend_fields with an offline preference method's compute per sample (DPO: two sequences and a reference
+    """_without_excluded with an offline preference method's compute per sample (DPO: two sequences and a reference
     forward) in every time and cost the advisor gives for this question."""
     from gpu_advisor.ask.alignment import compute_factor
     from gpu_advisor.costing.timing import SAMPLE_COMPUTE
@@ -76,12 +76,12 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
         if fields.get("task") != "inference" else (1.0, None)
     token = SAMPLE_COMPUTE.set(factor)
     try:
-        return _recommend_fields(parsed, fields, lang)
+        return _without_excluded(parsed, fields, lang)
     finally:
         SAMPLE_COMPUTE.reset(token)
 
 
-def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
+def _without_excluded(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) -> Any:
     """Run the advisor on the fields. A model or backbone name the knowledge base does not know is never dropped
     or replaced by the task's typical one: the UnknownModelError (with the closest known names) goes to the caller,
     who refuses (--no-input, MCP, library) or asks (a terminal)."""
