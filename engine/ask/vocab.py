@@ -243,8 +243,8 @@ def families() -> tuple[Family, ...]:
 
 
 # a chunk: the family word and the version / size / variant tokens that follow it (bounded); a GPU count ("8xA100") is
-# no part of it ("8x7b" is)
-CHUNK_TAIL = (r"(?:[\s\-_/]{0,2}(?:(?!\d+\s*x\s*[a-z])v?\d[\w.]*|\d+\s*x\s*\d+\s*b|[a-z]\d[\w.]*|instruct|chat|base|distill|moe|coder|math|"
+# no part of it ("8x7b" is), nor a context length written apart ("Seed-OSS-36B-Instruct 32k 上下文"; "-16k" joined stays)
+CHUNK_TAIL = (r"(?:(?:[\-_/]{1,2}|\s{1,2}(?!\d+(?:\.\d+)?k(?![a-z0-9]))|)(?:(?!\d+\s*x\s*[a-z])v?\d[\w.]*|\d+\s*x\s*\d+\s*b|[a-z]\d[\w.]*|instruct|chat|base|distill|moe|coder|math|"
               r"turbo|pro|max|plus|lite|mini|small|medium|large|huge|tiny|nano|flash|preview|vl|omni|r\d|a\d+b))"
               r"{0,8}")
 
