@@ -245,19 +245,26 @@ def _basis(c: Candidate) -> tuple[str, str]:
 def _decode_only(the_plan: Plan, job: Job) -> None:
     """No output length: the decode speed at the stated context, and what is missing for requests/s."""
     c, original = the_plan.chosen, job.original
-    if original.concurrent_users is None and original.batch_size_per_gpu is None and not original.requests_per_second:
-        return                                       # no load stated: the answer stays on memory
+    if c is None:
+        return
     replica = replica_of(c, job)
     seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
     if replica is None or seq <= 1:
         return
-    n = max(1, c.variant.workload.batch_size_per_gpu or job.batch)
+    unloaded = original.concurrent_users is None and original.batch_size_per_gpu is None and not original.requests_per_second
+    n = 1 if unloaded else max(1, c.variant.workload.batch_size_per_gpu or job.batch)
     fast, slow = decode_step(replica, n, seq / 2, 0), decode_step(replica, n, seq, 1)
+    pre = (prefill_time(replica, seq, 0), prefill_time(replica, seq, 1))
+    the_plan.serving_speed = {"ttft_s": [round(pre[0], 4), round(pre[1], 4)], "queued": False, "prompt_tokens": seq,
+                              "sequences": n, "user_tok_s": [round(1 / slow, 1), round(1 / fast, 1)],
+                              "gpus": c.total_gpus, "gpu": c.gpu.display_name}
+    if unloaded:
+        return                                       # no load stated: the answer stays on memory (the ask layer
+                                                     # says the single-stream figures when latency is asked)
     rate = job.workload.requests_per_second
     en, zh = _basis(c)
     # the prefill of one prompt as long as the whole context, alone: the time to first token with nothing queued ahead
     # of it (an upper bound on the prompt, a lower bound on the TTFT under load); the queue needs the output length
-    pre = (prefill_time(replica, seq, 0), prefill_time(replica, seq, 1))
     pre_en = (f" A prompt of up to {seq} tokens prefills alone in about {_s(pre)} (the time to first token with no other "
               "request queued; under load it grows).")
     pre_zh = f"一条至多 {seq} token 的提示单独预填充约 {_s(pre)}（无其他请求排队时的首 token 延迟；有负载时更长）。"
@@ -315,6 +322,11 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
                 zh=f"服务速度：目录中没有 {c.gpu.display_name} 的显存带宽或稠密算力，无法推算 token/秒和每秒请求数。"))
         return the_plan
     sp, n, stated = found
+    seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
+    the_plan.serving_speed = {"ttft_s": [round(sp.ttft[0], 4), round(sp.ttft[1], 4)], "queued": True,
+                              "prompt_tokens": seq - (_output(job) or 0), "sequences": n,
+                              "user_tok_s": [round(sp.user_tok_s[0], 1), round(sp.user_tok_s[1], 1)],
+                              "gpus": c.total_gpus, "gpu": c.gpu.display_name}
     en, zh = _basis(c)
     load_en = f"at {n} concurrent" if stated else f"at the rate's load, about {n} sequences a replica"
     load_zh = f"并发 {n} 时" if stated else f"按该请求速率每副本约 {n} 条序列时"
