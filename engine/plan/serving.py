@@ -211,6 +211,50 @@ def _speed(c: Candidate, job: Job) -> tuple[Speed, int, bool] | None:
     return closed_loop(replica, low, seq - out, out), low, False
 
 
+def min_user_tok_s() -> float:
+    """The slowest per-user output tokens/s an interactive answer should give (knowledge/models/defaults.yaml,
+    task_defaults.inference.min_user_tok_s, cited there); 0 when not set."""
+    from gpu_advisor.kb.models import knowledge
+
+    return float(knowledge().task_defaults.get("inference", {}).get("min_user_tok_s") or 0)
+
+
+def _most_sequences(ok: Any, n: int) -> int:
+    """The most sequences (1..n) a replica carries with ok(k) still true (ok falls with k); 0 when even one fails."""
+    if not ok(1):
+        return 0
+    low, high = 1, n
+    while low < high:
+        mid = (low + high + 1) // 2
+        if ok(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _floor_text(c: Candidate, slow_tok_s: float, users: int, ok: Any) -> tuple[str, str]:
+    """When the slow end of the per-user speed is under the floor: the sequences a replica may carry for it, and the
+    replicas of this option the users then take (said, not applied: the plan is sized on memory and the stated rate)."""
+    floor = min_user_tok_s()
+    if not floor or slow_tok_s >= floor or users <= 1:
+        return "", ""
+    k = _most_sequences(ok, users)
+    src_en = ("interactive-chat floor; MLPerf Inference Llama 2 70B Interactive: TPOT 40 ms = 25 tokens/s; reading "
+              "~5 tokens/s: knowledge/models/defaults.yaml")
+    src_zh = "交互式对话的下限；MLPerf Inference Llama 2 70B Interactive 要求 TPOT 40 ms 即 25 token/秒；阅读约 5 token/秒：knowledge/models/defaults.yaml"
+    if k == 0:
+        return (f" Below {floor:g} tokens/s per user ({src_en}) even with one sequence on this replica: use a faster "
+                "GPU or more GPUs in tensor parallel.",
+                f"即使单副本只跑 1 条序列，每个用户也达不到 {floor:g} token/秒（{src_zh}）：请换更快的 GPU 或用更多卡做张量并行。")
+    r = math.ceil(users / k)
+    return (f" That is under {floor:g} tokens/s per user, a usable streaming speed ({src_en}): for it a replica carries "
+            f"at most {k} sequences, so {users} users take {r} replicas ({r} × {c.instance.type}, {r * c.total_gpus} GPUs), "
+            f"not {c.replicas} (said, not applied to the plan below).",
+            f"慢的一端低于每用户 {floor:g} token/秒的可用流式速度（{src_zh}）：要达到它，每副本至多 {k} 条序列，{users} 个用户需 {r} 个副本"
+            f"（{r} 台 {c.instance.type}，共 {r * c.total_gpus} 张卡），而不是 {c.replicas} 个（仅说明，未改动下面的方案）。")
+
+
 def _rps(pair: tuple[float, float]) -> tuple[str, str]:
     """Requests/s of a replica, with the digits that tell the ends apart (0.06-0.12, not 0.1-0.1)."""
     digits = 1 if pair[0] >= 1 else 2 if pair[0] >= 0.1 else 3
@@ -271,6 +315,9 @@ def _decode_only(the_plan: Plan, job: Job) -> None:
     rate_en = (f" {rate:g} requests/s is not turned into replicas: state the output length (e.g. 'output 500 tokens')."
                if rate else "")
     rate_zh = f"每秒 {rate:g} 个请求暂不换算副本数：请给出输出长度（如“输出 500 token”）。" if rate else ""
+    users = n * c.replicas if original.concurrent_users is not None else 0
+    floor_en, floor_zh = _floor_text(c, 1 / slow, users, lambda k: 1 / decode_step(replica, k, seq, 1) >= min_user_tok_s())
+    rate_en, rate_zh = floor_en + rate_en, floor_zh + rate_zh
     the_plan.speed_notes.append(Text(
         en=f"Decode speed: about {1 / slow:.0f}-{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
            f"{'s' if n > 1 else ''} on one replica ({c.total_gpus} × {c.gpu.display_name}; {_ms((fast, slow))} a step at "
@@ -336,6 +383,12 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
         rate_en = f"; {rate:g} requests/s: {c.replicas} replica{'s' if c.replicas > 1 else ''} ({best} at best)"
         rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
     said_en, said_zh = _assumed_text(job)
+    if stated and job.original.concurrent_users is not None:
+        replica, out = replica_of(c, job), _output(job) or 0
+        floor_en, floor_zh = _floor_text(
+            c, sp.user_tok_s[0], n * c.replicas,
+            lambda k: closed_loop(replica, k, seq - out, out).user_tok_s[0] >= min_user_tok_s())  # type: ignore[arg-type]
+        said_en, said_zh = floor_en + said_en, floor_zh + said_zh
     if rate and not job.original.seq_len:
         seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
         said_en += (f" Prompt length not stated: {seq - _output(job)} input tokens a request assumed (the {seq}-token "
