@@ -121,10 +121,11 @@ def recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str) 
         lines.insert(0 if rdma_asked_first(parsed) else min(1, len(lines)), net)
     from gpu_advisor.ask.verdict import limits_line
 
-    from gpu_advisor.ask.latency import ttft_line
+    from gpu_advisor.ask.latency import ttft_line, user_speed_line
 
-    if (ttft := ttft_line(parsed, rec)) is not None:   # a stated TTFT target: met or not, after the verdict
-        lines.insert(min(1, len(lines)), ttft)
+    for said in (user_speed_line(parsed, rec), ttft_line(parsed, rec)):   # stated targets: met or not, after the verdict
+        if said is not None:
+            lines.insert(min(1, len(lines)), said)
     if (limits := limits_line(parsed, rec, [*lines, *rec.lead])) is not None:   # a budget / deadline said back
         lines.append(limits)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan

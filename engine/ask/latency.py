@@ -21,6 +21,38 @@ TARGET = re.compile(_FIRST + r"\s*(?:延迟|时延|时间|latency)?\s*(?:要|需
 ASKED = re.compile(_FIRST + r"|(?:响应|回复|出字)(?:速度|延迟|时间)|latency|延迟", re.IGNORECASE)
 
 
+# a stated per-user output speed ("每个用户 30 token/s", "30 tokens/s per user")
+USER_SPEED = re.compile(r"(?:每个?用户|每人|每路|单用户|每条(?:序列|请求)?)\s*(?:要|需要|至少|不低于|达到|的速度)?\s*(?P<zh>\d{1,4}(?:\.\d{1,2})?)\s*"
+                        r"(?:个)?\s*(?:输出\s*)?tokens?\s*(?:/\s*(?:s|秒)|每秒)"
+                        r"|(?P<en>\d{1,4}(?:\.\d{1,2})?)\s*(?:output\s+)?tokens?\s*(?:/\s*s(?:ec)?\b|per\s+second)\s*"
+                        r"(?:per|for each|each|a|for every)\s+(?:user|stream|request|sequence)", re.IGNORECASE)
+
+
+def user_speed_target(text: str) -> float | None:
+    """Output tokens/s a user should see, as stated; None without one."""
+    m = USER_SPEED.search(text)
+    return None if m is None else float(m.group("zh") or m.group("en"))
+
+
+def user_speed_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
+    """A stated per-user speed compared with the plan's (slow end first): met or not, and what to change."""
+    target = user_speed_target(parsed.text)
+    sp = (getattr(rec, "choices", None) or {}).get("serving_speed")
+    if target is None or not sp or parsed.workload_fields.get("task") != "inference":
+        return None
+    lo, hi = sp["user_tok_s"]
+    est_en = f"about {lo:.0f}-{hi:.0f} output tokens/s per user at {sp['sequences']} sequences a replica ({sp['gpus']} × {sp['gpu']})"
+    est_zh = f"每副本 {sp['sequences']} 条序列时每个用户约 {lo:.0f}–{hi:.0f} 个输出 token/秒（{sp['gpus']} 张 {sp['gpu']}）"
+    fix_en = ("fewer sequences a replica (more replicas behind the load balancer), a GPU with more memory bandwidth, or "
+              "more GPUs in tensor parallel per replica; measure with vLLM benchmark_serving (TPOT)")
+    fix_zh = "每副本更少的序列（更多副本做负载均衡）、换显存带宽更高的 GPU，或每副本用更多卡做张量并行；用 vLLM benchmark_serving 实测 TPOT"
+    if round(lo) >= target:
+        return Text(en=f"Per-user speed {target:g} tokens/s: met — {est_en}.", zh=f"每用户 {target:g} token/秒：满足——{est_zh}。")
+    verdict_en, verdict_zh = ("not met", "不满足") if round(hi) < target else ("met only at the fast end", "只在快的一端满足")
+    return Text(en=f"Per-user speed {target:g} tokens/s: {verdict_en} — {est_en}. To meet it: {fix_en}.",
+                zh=f"每用户 {target:g} token/秒：{verdict_zh}——{est_zh}。要达到：{fix_zh}。")
+
+
 def ttft_target(text: str) -> float | None:
     """Seconds of a stated first-token target, None without one."""
     m = TARGET.search(text)
@@ -78,4 +110,4 @@ def ttft_line(parsed: ParsedQuestion, rec: Any) -> Text | None:
                 zh=f"首 token 延迟目标 {t_zh}：只在快的一端满足——{est_zh}；{basis_zh}。要留余量：{fix_zh}。")
 
 
-__all__ = ["ttft_line", "ttft_target"]
+__all__ = ["ttft_line", "ttft_target", "user_speed_line", "user_speed_target"]

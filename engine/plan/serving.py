@@ -237,7 +237,7 @@ def _floor_text(c: Candidate, slow_tok_s: float, users: int, ok: Any) -> tuple[s
     """When the slow end of the per-user speed is under the floor: the sequences a replica may carry for it, and the
     replicas of this option the users then take (said, not applied: the plan is sized on memory and the stated rate)."""
     floor = min_user_tok_s()
-    if not floor or slow_tok_s >= floor or users <= 1:
+    if not floor or round(slow_tok_s) >= floor or users <= 1:   # as shown: "20-46" is not under 20
         return "", ""
     k = _most_sequences(ok, users)
     src_en = ("interactive-chat floor; MLPerf Inference Llama 2 70B Interactive: TPOT 40 ms = 25 tokens/s; reading "
