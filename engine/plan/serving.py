@@ -249,9 +249,9 @@ def _floor_text(c: Candidate, slow_tok_s: float, users: int, ok: Any) -> tuple[s
                 f"即使单副本只跑 1 条序列，每个用户也达不到 {floor:g} token/秒（{src_zh}）：请换更快的 GPU 或用更多卡做张量并行。")
     r = math.ceil(users / k)
     return (f" That is under {floor:g} tokens/s per user, a usable streaming speed ({src_en}): for it a replica carries "
-            f"at most {k} sequences, so {users} users take {r} replicas ({r} × {c.instance.type}, {r * c.total_gpus} GPUs), "
+            f"at most {k} sequences, so {users} sequences in flight take {r} replicas ({r} × {c.instance.type}, {r * c.total_gpus} GPUs), "
             f"not {c.replicas} (said, not applied to the plan below).",
-            f"慢的一端低于每用户 {floor:g} token/秒的可用流式速度（{src_zh}）：要达到它，每副本至多 {k} 条序列，{users} 个用户需 {r} 个副本"
+            f"慢的一端低于每用户 {floor:g} token/秒的可用流式速度（{src_zh}）：要达到它，每副本至多 {k} 条序列，同时 {users} 条序列需 {r} 个副本"
             f"（{r} 台 {c.instance.type}，共 {r * c.total_gpus} 张卡），而不是 {c.replicas} 个（仅说明，未改动下面的方案）。")
 
 
@@ -383,11 +383,14 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
         rate_en = f"; {rate:g} requests/s: {c.replicas} replica{'s' if c.replicas > 1 else ''} ({best} at best)"
         rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
     said_en, said_zh = _assumed_text(job)
-    if stated and job.original.concurrent_users is not None:
+    if (stated and job.original.concurrent_users is not None) or rate:
         replica, out = replica_of(c, job), _output(job) or 0
         floor_en, floor_zh = _floor_text(
             c, sp.user_tok_s[0], n * c.replicas,
             lambda k: closed_loop(replica, k, seq - out, out).user_tok_s[0] >= min_user_tok_s())  # type: ignore[arg-type]
+        if "at most" in floor_en and not job.original.seq_len:   # the assumed prompt decides the prefills between my decode steps
+            floor_en += f" This counts the {seq - out}-token prompt assumed; shorter prompts allow more sequences a replica."
+            floor_zh += f"此处按假设的 {seq - out} token 提示计算；提示更短则每副本可承载更多序列。"
         said_en, said_zh = floor_en + said_en, floor_zh + said_zh
     if rate and not job.original.seq_len:
         seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
