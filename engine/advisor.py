@@ -56,6 +56,8 @@ def recommend(workload: Workload | dict[str, Any], lang: str | None = None, *,
     speed = list(the_plan.speed_notes if the_plan else [])
     lead = unknown_model_lead(job) + list(the_plan.deadline_notes if the_plan else []) + said + speed + lead
     rec = assemble(kb, job, the_plan, facts, firings, lang, report, lead)
+    if the_plan is not None and the_plan.serving_speed:   # the ask layer compares a stated TTFT target with it
+        rec = rec.model_copy(update={"choices": {**rec.choices, "serving_speed": the_plan.serving_speed}})
     if wants_scenarios(w):
         rec = rec.model_copy(update={"scenarios": scenario_rows(w, kb, recommend)})
     return rec
@@ -116,8 +118,10 @@ def _choose(kb: Knowledge, w: Workload) -> tuple[Job, Plan | None, CostReport | 
         the_plan.options.remove(best)  # both job totals are known: the cheaper job wins
         the_plan.options.insert(0, best)
         the_plan.chosen = best
-        if the_plan.speed_notes and job.workload.task == Task.inference and job.memory.profile.is_llm:
+        llm_serving = job.workload.task == Task.inference and job.memory.profile.is_llm
+        if (the_plan.speed_notes or the_plan.serving_speed) and llm_serving:
             the_plan.speed_notes.clear()   # the speed line was about the planner's first option: say the chosen one's
+            the_plan.serving_speed = {}
             speed_note(the_plan, job)
         return job, the_plan, report
     return job, the_plan, _keep_planner_choice(report, the_plan.chosen.instance.type, theirs, positioned=positioned,

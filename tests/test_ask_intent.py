@@ -98,9 +98,9 @@ def test_a_use_word_with_a_training_verb_stays_training() -> None:
     assert parse_question("用客服对话数据微调 Qwen2.5-7B 做客服助手").workload_fields["task"] == "llm_finetune"
 
 
-def test_no_verb_the_training_default_is_an_assumption_said_with_the_answer() -> None:
+def test_no_verb_the_serving_default_is_an_assumption_said_with_the_answer() -> None:
     p = parse_question("DeepSeek-R1-Distill-Qwen-32B 需要什么配置")
-    assert p.workload_fields["task"] == "llm_finetune"
+    assert p.workload_fields["task"] == "inference"
     assert "task" not in p.stated()   # the terminal asks: train or serve?
     assert any(a.field == "task" and "训练还是部署" in a.reason.zh for a in p.assumed)
 

@@ -170,6 +170,11 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
 
     if (ruled_out := excluded_line(parsed, rec)) is not None:   # "不要用 A100": said first (after a yes / no verdict)
         lines.insert(1 if parsed.yes_no and lines else 0, ruled_out)
+    from gpu_advisor.ask.latency import ttft_line, user_speed_line
+
+    for said in (user_speed_line(parsed, rec), ttft_line(parsed, rec)):   # stated targets: met or not, after the verdict
+        if said is not None:
+            lines.insert(min(1, len(lines)), said)
     if (limits := limits_line(parsed, rec, [*lines, *rec.lead])) is not None:   # a budget / deadline said back
         lines.append(limits)
     if not month_plan and (window := window_line(parsed, fields, rec, plan_on)) is not None:   # a job longer than a week: also a week's plan

@@ -376,6 +376,16 @@ def extract_task(s: Scanner, lex: Lexicon, implied: str | None) -> None:
                  or (None if explicit else _served_encoder(s)))
     if not infer and not (train or pretrain or finetune or (TRAINING_FIELDS - {"num_samples"}) & set(s.fields)):
         infer = s.first(kw["offline_inference"])   # "classify 2M images": the count is the inputs of one pass
+    if (not infer and not trained and task == "llm_finetune" and s.fields.get("model")
+            and "_alignment" not in s.fields):
+        # a named language model with no training word and no serving word ("DeepSeek-V3 FP8 需要几台 H20"): most such
+        # questions ask what serves it, and serving is the smaller, more common job; said in the answer (parser)
+        said = _implied_source(s)
+        s.set("stage", "serve", said, claim=False)
+        s.set("task", "inference", said, claim=False)
+        s.fields["_task_unstated"] = "serve"
+        _stage(s, lex, pretrain, finetune)
+        return
     if infer and not train:
         s.set("stage", "serve", infer, claim=False)
         task, m = "inference", infer

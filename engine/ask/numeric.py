@@ -624,6 +624,13 @@ def latency_target(s: Scanner, m: re.Match[str]) -> None:
 
 def throughput(s: Scanner, m: re.Match[str]) -> None:
     s.claim(m)
+    from gpu_advisor.ask.latency import USER_SPEED
+
+    said = USER_SPEED.search(s.text, max(0, m.start() - 12))
+    if said is not None and said.start() <= m.start() < said.end():   # "每个用户 30 token/s": a per-user speed
+        s.note_unused(m.group(0), "a per-user speed target: it does not size the plan; the answer compares it with the "
+                      "per-user speed of the recommended replica", "每用户速度目标：不参与配置选择；答案把它与推荐副本的每用户速度对照")
+        return
     s.note_unused(m.group(0), "a token-throughput target: gpu-advisor sizes the memory of a replica and does not turn "
                   "tokens per second into replicas; measure one replica's tokens/s under load",
                   "token 吞吐目标：gpu-advisor 估算单个副本的显存，不把每秒 token 数换算成副本数；请压测单副本的吞吐")

@@ -164,6 +164,14 @@ def _assume_training(s: Scanner) -> Assumed | None:
     task = s.fields.get("task")
     if not how or not task:
         return None
+    if how == "serve":   # a named language model, no training or serving word: served by default (keywords)
+        name = str(s.fields.get("model") or "")
+        s.understood[:] = [u for u in s.understood if u.field not in ("task", "stage")]
+        return Assumed("task", task, Text(
+            en=f"The question says neither training nor serving: sized as serving {name} (inference). To size "
+               "fine-tuning or training it, say 'fine-tune' / 'train' (or LoRA / SFT).",
+            zh=f"问题中没有说明是训练还是部署：按部署（推理）{name} 估算。如需按微调或训练估算，请写“微调 / 训练”"
+               "（或 LoRA / SFT）。"))
     name = str(s.fields.get("model") or s.fields.get("backbone") or "")
     verb_en, verb_zh = TASK_NAMES.get(str(task), ("training", "训练"))
     method_en = " (a full fine-tune unless a method is said)" if task == "llm_finetune" and "finetune_method" not in s.fields else ""

@@ -125,6 +125,9 @@ class Plan:
     preferred: frozenset[str] = frozenset()
     deadline_notes: list[Text] = field(default_factory=list)  # scaleout.py / serving.py: said first in the answer
     speed_notes: list[Text] = field(default_factory=list)  # serving.py: a decoder LLM's tokens/s, after the plan's own notes
+    # serving.py: the chosen option's time to first token (s, fast-slow), its prompt tokens, sequences and per-user
+    # tokens/s, for the ask layer's comparison with a stated TTFT target (answer.choices['serving_speed'])
+    serving_speed: dict[str, Any] = field(default_factory=dict)
     deadline_relax: list[Text] = field(default_factory=list)  # scaleout.py: why the deadline cannot be met
     # stated.py: the option a relaxed stated count / strategy named as "the plan below", with that note; the advisor
     # says so when the cost report then leads with another option (advisor.reconcile_stated_pick)

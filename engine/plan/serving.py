@@ -211,6 +211,50 @@ def _speed(c: Candidate, job: Job) -> tuple[Speed, int, bool] | None:
     return closed_loop(replica, low, seq - out, out), low, False
 
 
+def min_user_tok_s() -> float:
+    """The slowest per-user output tokens/s an interactive answer should give (knowledge/models/defaults.yaml,
+    task_defaults.inference.min_user_tok_s, cited there); 0 when not set."""
+    from gpu_advisor.kb.models import knowledge
+
+    return float(knowledge().task_defaults.get("inference", {}).get("min_user_tok_s") or 0)
+
+
+def _most_sequences(ok: Any, n: int) -> int:
+    """The most sequences (1..n) a replica carries with ok(k) still true (ok falls with k); 0 when even one fails."""
+    if not ok(1):
+        return 0
+    low, high = 1, n
+    while low < high:
+        mid = (low + high + 1) // 2
+        if ok(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _floor_text(c: Candidate, slow_tok_s: float, users: int, ok: Any) -> tuple[str, str]:
+    """When the slow end of the per-user speed is under the floor: the sequences a replica may carry for it, and the
+    replicas of this option the users then take (said, not applied: the plan is sized on memory and the stated rate)."""
+    floor = min_user_tok_s()
+    if not floor or round(slow_tok_s) >= floor or users <= 1:   # as shown: "20-46" is not under 20
+        return "", ""
+    k = _most_sequences(ok, users)
+    src_en = ("interactive-chat floor; MLPerf Inference Llama 2 70B Interactive: TPOT 40 ms = 25 tokens/s; reading "
+              "~5 tokens/s: knowledge/models/defaults.yaml")
+    src_zh = "交互式对话的下限；MLPerf Inference Llama 2 70B Interactive 要求 TPOT 40 ms 即 25 token/秒；阅读约 5 token/秒：knowledge/models/defaults.yaml"
+    if k == 0:
+        return (f" Below {floor:g} tokens/s per user ({src_en}) even with one sequence on this replica: use a faster "
+                "GPU or more GPUs in tensor parallel.",
+                f"即使单副本只跑 1 条序列，每个用户也达不到 {floor:g} token/秒（{src_zh}）：请换更快的 GPU 或用更多卡做张量并行。")
+    r = math.ceil(users / k)
+    return (f" That is under {floor:g} tokens/s per user, a usable streaming speed ({src_en}): for it a replica carries "
+            f"at most {k} sequences, so {users} sequences in flight take {r} replicas ({r} × {c.instance.type}, {r * c.total_gpus} GPUs), "
+            f"not {c.replicas} (said, not applied to the plan below).",
+            f"慢的一端低于每用户 {floor:g} token/秒的可用流式速度（{src_zh}）：要达到它，每副本至多 {k} 条序列，同时 {users} 条序列需 {r} 个副本"
+            f"（{r} 台 {c.instance.type}，共 {r * c.total_gpus} 张卡），而不是 {c.replicas} 个（仅说明，未改动下面的方案）。")
+
+
 def _rps(pair: tuple[float, float]) -> tuple[str, str]:
     """Requests/s of a replica, with the digits that tell the ends apart (0.06-0.12, not 0.1-0.1)."""
     digits = 1 if pair[0] >= 1 else 2 if pair[0] >= 0.1 else 3
@@ -245,25 +289,35 @@ def _basis(c: Candidate) -> tuple[str, str]:
 def _decode_only(the_plan: Plan, job: Job) -> None:
     """No output length: the decode speed at the stated context, and what is missing for requests/s."""
     c, original = the_plan.chosen, job.original
-    if original.concurrent_users is None and original.batch_size_per_gpu is None and not original.requests_per_second:
-        return                                       # no load stated: the answer stays on memory
+    if c is None:
+        return
     replica = replica_of(c, job)
     seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
     if replica is None or seq <= 1:
         return
-    n = max(1, c.variant.workload.batch_size_per_gpu or job.batch)
+    unloaded = original.concurrent_users is None and original.batch_size_per_gpu is None and not original.requests_per_second
+    n = 1 if unloaded else max(1, c.variant.workload.batch_size_per_gpu or job.batch)
     fast, slow = decode_step(replica, n, seq / 2, 0), decode_step(replica, n, seq, 1)
+    pre = (prefill_time(replica, seq, 0), prefill_time(replica, seq, 1))
+    the_plan.serving_speed = {"ttft_s": [round(pre[0], 4), round(pre[1], 4)], "queued": False, "prompt_tokens": seq,
+                              "sequences": n, "user_tok_s": [round(1 / slow, 1), round(1 / fast, 1)],
+                              "gpus": c.total_gpus, "gpu": c.gpu.display_name}
+    if unloaded:
+        return                                       # no load stated: the answer stays on memory (the ask layer
+                                                     # says the single-stream figures when latency is asked)
     rate = job.workload.requests_per_second
     en, zh = _basis(c)
     # the prefill of one prompt as long as the whole context, alone: the time to first token with nothing queued ahead
     # of it (an upper bound on the prompt, a lower bound on the TTFT under load); the queue needs the output length
-    pre = (prefill_time(replica, seq, 0), prefill_time(replica, seq, 1))
     pre_en = (f" A prompt of up to {seq} tokens prefills alone in about {_s(pre)} (the time to first token with no other "
               "request queued; under load it grows).")
     pre_zh = f"一条至多 {seq} token 的提示单独预填充约 {_s(pre)}（无其他请求排队时的首 token 延迟；有负载时更长）。"
     rate_en = (f" {rate:g} requests/s is not turned into replicas: state the output length (e.g. 'output 500 tokens')."
                if rate else "")
     rate_zh = f"每秒 {rate:g} 个请求暂不换算副本数：请给出输出长度（如“输出 500 token”）。" if rate else ""
+    users = n * c.replicas if original.concurrent_users is not None else 0
+    floor_en, floor_zh = _floor_text(c, 1 / slow, users, lambda k: 1 / decode_step(replica, k, seq, 1) >= min_user_tok_s())
+    rate_en, rate_zh = floor_en + rate_en, floor_zh + rate_zh
     the_plan.speed_notes.append(Text(
         en=f"Decode speed: about {1 / slow:.0f}-{1 / fast:.0f} output tokens/s per sequence with {n} sequence"
            f"{'s' if n > 1 else ''} on one replica ({c.total_gpus} × {c.gpu.display_name}; {_ms((fast, slow))} a step at "
@@ -315,6 +369,11 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
                 zh=f"服务速度：目录中没有 {c.gpu.display_name} 的显存带宽或稠密算力，无法推算 token/秒和每秒请求数。"))
         return the_plan
     sp, n, stated = found
+    seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
+    the_plan.serving_speed = {"ttft_s": [round(sp.ttft[0], 4), round(sp.ttft[1], 4)], "queued": True,
+                              "prompt_tokens": seq - (_output(job) or 0), "sequences": n,
+                              "user_tok_s": [round(sp.user_tok_s[0], 1), round(sp.user_tok_s[1], 1)],
+                              "gpus": c.total_gpus, "gpu": c.gpu.display_name}
     en, zh = _basis(c)
     load_en = f"at {n} concurrent" if stated else f"at the rate's load, about {n} sequences a replica"
     load_zh = f"并发 {n} 时" if stated else f"按该请求速率每副本约 {n} 条序列时"
@@ -324,6 +383,15 @@ def speed_note(the_plan: Plan, job: Job) -> Plan:
         rate_en = f"; {rate:g} requests/s: {c.replicas} replica{'s' if c.replicas > 1 else ''} ({best} at best)"
         rate_zh = f"；每秒 {rate:g} 个请求：{c.replicas} 个副本（最好 {best} 个）"
     said_en, said_zh = _assumed_text(job)
+    if (stated and job.original.concurrent_users is not None) or rate:
+        replica, out = replica_of(c, job), _output(job) or 0
+        floor_en, floor_zh = _floor_text(
+            c, sp.user_tok_s[0], n * c.replicas,
+            lambda k: closed_loop(replica, k, seq - out, out).user_tok_s[0] >= min_user_tok_s())  # type: ignore[arg-type]
+        if "at most" in floor_en and not job.original.seq_len:   # the assumed prompt decides the prefills between my decode steps
+            floor_en += f" This counts the {seq - out}-token prompt assumed; shorter prompts allow more sequences a replica."
+            floor_zh += f"此处按假设的 {seq - out} token 提示计算；提示更短则每副本可承载更多序列。"
+        said_en, said_zh = floor_en + said_en, floor_zh + said_zh
     if rate and not job.original.seq_len:
         seq = int(c.variant.workload.seq_len or job.workload.seq_len or 0)
         said_en += (f" Prompt length not stated: {seq - _output(job)} input tokens a request assumed (the {seq}-token "
