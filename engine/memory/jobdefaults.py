@@ -171,7 +171,11 @@ def _text_fields(w: Workload, r: Resolved, defaults: dict) -> None:
     if r.training and spec.role is not None:
         _embedder_fields(w, r)
     else:
-        s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_default, spec.max_seq), "usual sequence length",
+        from gpu_advisor.kb.models import context_of
+
+        # a same_shape name keeps its own window (LLaMA-7B: 2048 on Llama 2 7B's shapes)
+        window = context_of(w.model, spec.key) if w.model and spec.key in knowledge().transformers else spec.max_seq
+        s["seq_len"] = _pick(r, "seq_len", w.seq_len, min(seq_default, window or spec.max_seq), "usual sequence length",
                              "常用序列长度")
     if w.input_size is not None and (spec.image_tokens_per_image or spec.image_token_px):
         h, wd = w.input_size
