@@ -145,9 +145,16 @@ def _recommend_fields(parsed: ParsedQuestion, fields: dict[str, Any], lang: str)
     # a long training job asked "how many GPUs": the scale-out line says the fewest that hold it and the time on more,
     # which is what the plain count line would say first; with its 30-day plan, no second assumed window is added
     scale, month_plan = scale_out(parsed, fields, rec, plan_on)
+    from gpu_advisor.ask.verdict import owned_card
+
+    # "How many H20 do I need": the count on the card named (off the catalog) first, the catalog's plan after it
+    named_first = owned_card(parsed) is not None and not together
+    said_verdict = None if together else verdict(parsed, rec)
+    counted = None if scale else count_line(parsed, rec)
     lines = [t for t in (capacity_line(parsed, fields, rec, plan_on), memory_line(parsed, fields, rec, plan_on),
                          savings_line(parsed, fields, rec, plan_on), asked_line(parsed, rec), together,
-                         None if scale else count_line(parsed, rec), concurrency_line(parsed, rec), None if together else verdict(parsed, rec),
+                         said_verdict if named_first else counted, concurrency_line(parsed, rec),
+                         counted if named_first else said_verdict,
                          method_default_line(parsed, fields, rec, plan_on), budget_route_line(parsed, fields, rec, plan_on), compare_line(parsed, fields, rec, plan_on),
                          method_compare_line(parsed, fields, rec, plan_on), strategy_compare_line(parsed, fields, rec, plan_on), billing_line(parsed, rec),
                          platform_line(parsed, rec), scale) if t]
