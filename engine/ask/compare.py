@@ -85,10 +85,8 @@ def off_catalog_compared(parsed: ParsedQuestion) -> list[str]:
     """GPUs the question weighs (lexicon keywords.gpu_comparison) that the catalog does not list by that name ("H800 和
     A100 哪个更适合": H800), in the order written; a GPU said with a negation before it ("不要 H800") is not compared."""
     from gpu_advisor.ask.lexicon import load_lexicon
-    from gpu_advisor.ask.verdict import _owned_cue_before
-    from gpu_advisor.errors import WorkloadError
-    from gpu_advisor.kb.catalog_loader import load_catalog
-    from gpu_advisor.plan.preference import resolve_gpu_preference
+    from gpu_advisor.ask.verdict import owned_cue_before
+    from gpu_advisor.ask.on_card import sold_by_catalog
 
     lex = load_lexicon()
     cue = lex.keywords.get("gpu_comparison")
@@ -99,13 +97,9 @@ def off_catalog_compared(parsed: ParsedQuestion) -> list[str]:
         name = m.group("gpu").upper().replace(" ", "")
         if name in out or NEGATED.search(parsed.text[max(0, m.start() - 8):m.start()]):
             continue
-        if _owned_cue_before(parsed.text.lower(), m.start()):
+        if owned_cue_before(parsed.text.lower(), m.start()):
             continue   # "我们有 4 张 4090，还是租 A10": the user's own card, sized by the verdict (ask/verdict.owned_card)
-        try:
-            known = bool(resolve_gpu_preference(load_catalog(), name))
-        except WorkloadError:
-            known = False
-        if not known:
+        if not sold_by_catalog(name):
             out.append(name)
     return out
 

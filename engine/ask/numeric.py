@@ -188,18 +188,22 @@ _ASKED_AFTER = re.compile(r"^\s*(?:的)?\s*(?:显卡|卡|gpu|card)?\s*(?:能|可
                           re.IGNORECASE)
 
 
-def _asks_availability(s: Scanner, m: re.Match[str]) -> bool:
-    """"有没有 80G 显存的卡", "is there a 96GB GPU available": the clause that states the memory asks whether the cloud
-    offers such a card (the lexicon's gpu_availability, as ask/verdict.py reads it for a named card), with no ownership
-    cue (owned_hardware) in the question: no card of the user's and no count of one."""
+def asks_availability(text: str, at: int, length: int) -> bool:
+    """Whether the clause that names a card (or a card's memory) at ``at`` asks if (or where) the cloud offers it (the
+    lexicon's gpu_availability: "有没有 80G 显存的卡", "is there a 96GB GPU", "北京地域有没有 H20"), with no ownership
+    cue (owned_hardware) anywhere in the question: no card of the user's and no count of one."""
     kw = load_lexicon().keywords
     cue, mine = kw.get("gpu_availability"), kw.get("owned_hardware")
-    if cue is None or (mine is not None and mine.search(s.text)):
+    if at < 0 or cue is None or (mine is not None and mine.search(text)):
         return False
     marks = r"[，。；！？,;!?]"
-    start = max((x.end() for x in re.finditer(marks, s.text[:m.start()])), default=0)
-    after = re.search(marks, s.text[m.end():])
-    return cue.search(s.text[start:m.end() + after.start() if after else len(s.text)]) is not None
+    start = max((x.end() for x in re.finditer(marks, text[:at])), default=0)
+    after = re.search(marks, text[at + length:])
+    return cue.search(text[start:at + length + after.start() if after else len(text)]) is not None
+
+
+def _asks_availability(s: Scanner, m: re.Match[str]) -> bool:
+    return asks_availability(s.text, m.start(), m.end() - m.start())
 
 
 def _owned_or_asked(s: Scanner, m: re.Match[str]) -> bool:

@@ -30,7 +30,7 @@ def _days(low: float, high: float) -> tuple[str, str]:
 OWNED_CUE_WINDOW = 24   # characters between the end of an ownership cue and the GPU name it is about
 
 
-def _sold(name: str) -> bool:
+def sold_by_catalog(name: str) -> bool:
     """Whether the catalog resolves this GPU name."""
     from gpu_advisor.kb.catalog_loader import load_catalog
     from gpu_advisor.plan.preference import resolve_gpu_preference
@@ -71,7 +71,7 @@ def owned_catalog_gpu(parsed: Any) -> tuple[Any, str] | None:
         if cue.search(before) is None:
             continue
         named = load_lexicon().gpus.search(seen)
-        if named is not None and not _sold(named.group("gpu")):
+        if named is not None and not sold_by_catalog(named.group("gpu")):
             continue   # "我们有 4 张 4090，还是租 A10": the owned card is not the catalog GPU preferred
         catalog = load_catalog()
         try:

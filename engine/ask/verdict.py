@@ -70,7 +70,7 @@ def _off_catalog_gpu(parsed: ParsedQuestion) -> str | None:
         text = parsed.text.lower()
         for hint in parsed.hints:
             m = load_lexicon().gpus.search(hint.matched) if hint.kind == "gpu_preference" else None
-            if m and find_owned_gpu(m.group("gpu")) is not None and _owned_cue_before(text, text.find(m.group("gpu").lower())):
+            if m and find_owned_gpu(m.group("gpu")) is not None and owned_cue_before(text, text.find(m.group("gpu").lower())):
                 return m.group("gpu").upper().replace(" ", "")
         return None
 
@@ -396,7 +396,7 @@ _ALT_TEXT = {
 }
 
 
-def _owned_cue_before(text: str, at: int) -> bool:
+def owned_cue_before(text: str, at: int) -> bool:
     """The lexicon's ownership cue ("我有", "our", "I have") in the clause just before position ``at``."""
     from gpu_advisor.ask.lexicon import load_lexicon
     from gpu_advisor.ask.on_card import OWNED_CUE_WINDOW
@@ -422,7 +422,7 @@ def owned_card(parsed: ParsedQuestion) -> tuple[Any, str] | None:
             at = text.find(hint.matched.lower())
             if _asks_availability(text, at, len(hint.matched)):
                 return None   # "北京地域有没有 H20": whether the cloud has the card, not a card the user has
-            if "region" in parsed.stated() and not _owned_cue_before(text, at):
+            if "region" in parsed.stated() and not owned_cue_before(text, at):
                 return None   # "上海地域有 H20 吗": a card asked for in a cloud region, not one the user has
             # the card's own name where the question wrote it, with what follows ("4090 laptop" is another card)
             if at < 0 or any(card.pattern.match(text, i) for i in range(at, at + len(hint.matched))):
@@ -498,19 +498,10 @@ def _availability_asked(parsed: ParsedQuestion) -> bool:
 
 
 def _asks_availability(text: str, at: int, length: int) -> bool:
-    """Whether the clause that names a card at ``at`` asks if (or where) the cloud offers it (the lexicon's
-    gpu_availability), with no ownership cue (owned_hardware) anywhere in the question."""
-    from gpu_advisor.ask.lexicon import load_lexicon
+    """The parser's availability reading (ask/numeric.asks_availability), for a card named at ``at``."""
+    from gpu_advisor.ask.numeric import asks_availability
 
-    kw = load_lexicon().keywords
-    cue, mine = kw.get("gpu_availability"), kw.get("owned_hardware")
-    if at < 0 or cue is None or (mine is not None and mine.search(text)):
-        return False
-    marks = r"[，。；！？,;!?]"
-    start = max((m.end() for m in re.finditer(marks, text[:at])), default=0)
-    after = re.search(marks, text[at + length:])
-    end = at + length + after.start() if after else len(text)
-    return cue.search(text[start:end]) is not None
+    return asks_availability(text, at, length)
 
 
 def _steps_taken(v: Any, base: Any) -> list[Text]:
